@@ -1,0 +1,76 @@
+# Finds wirc's dependencies. Every one of them is a Debian bookworm package;
+# a missing one stops configuration with the package that provides it, so a
+# fresh machine fails here rather than with a compiler error later.
+# tools/install-deps.sh installs them all.
+
+set(_wirc_missing "")
+macro(wirc_require pkg debian)
+  find_package(${pkg} ${ARGN} QUIET)
+  if(NOT ${pkg}_FOUND)
+    list(APPEND _wirc_missing "${pkg} (Debian package ${debian})")
+  endif()
+endmacro()
+
+wirc_require(nlohmann_json nlohmann-json3-dev 3.10)
+wirc_require(CLI11 libcli11-dev)
+wirc_require(spdlog libspdlog-dev)
+wirc_require(fmt libfmt-dev)
+if(WIRC_BUILD_TESTS)
+  wirc_require(Catch2 catch2 2)
+endif()
+
+if(_wirc_missing)
+  list(JOIN _wirc_missing "\n  " _wirc_missing_text)
+  message(FATAL_ERROR
+    "wirc: missing dependencies:\n  ${_wirc_missing_text}\n"
+    "Install them with: sudo tools/install-deps.sh")
+endif()
+
+# Test tools: FileCheck, not and lit ship with llvm-14-tools (lit as Python
+# sources inside the LLVM prefix, not as a command).
+set(WIRC_LLVM_ROOT "/usr/lib/llvm-14" CACHE PATH "LLVM 14 install prefix (FileCheck, not, lit)")
+if(WIRC_BUILD_TESTS)
+  find_package(Python3 3.9 COMPONENTS Interpreter QUIET)
+  find_program(WIRC_FILECHECK NAMES FileCheck FileCheck-14
+    HINTS "${WIRC_LLVM_ROOT}/bin" NO_CACHE)
+  find_program(WIRC_NOT NAMES not HINTS "${WIRC_LLVM_ROOT}/bin" NO_DEFAULT_PATH NO_CACHE)
+  find_file(WIRC_LIT_PY lit.py
+    HINTS "${WIRC_LLVM_ROOT}/build/utils/lit" NO_DEFAULT_PATH NO_CACHE)
+  set(_wirc_missing "")
+  if(NOT Python3_FOUND)
+    list(APPEND _wirc_missing "python3 (Debian package python3)")
+  endif()
+  foreach(tool WIRC_FILECHECK WIRC_NOT WIRC_LIT_PY)
+    if(NOT ${tool})
+      list(APPEND _wirc_missing "${tool} (Debian package llvm-14-tools)")
+    endif()
+  endforeach()
+  if(_wirc_missing)
+    list(JOIN _wirc_missing "\n  " _wirc_missing_text)
+    message(FATAL_ERROR
+      "wirc: missing test tools:\n  ${_wirc_missing_text}\n"
+      "Install them with: sudo tools/install-deps.sh, or configure with -DWIRC_BUILD_TESTS=OFF")
+  endif()
+endif()
+
+# The CUDA toolkit is optional: without it wirc still builds and emits every
+# target, but cannot assemble kernels to cubin.
+set(WIRC_CUDA_ROOT "/usr/local/cuda" CACHE PATH "CUDA toolkit root")
+find_program(WIRC_PTXAS ptxas HINTS "${WIRC_CUDA_ROOT}/bin" NO_CACHE)
+find_path(WIRC_CUDA_INCLUDE cuda.h HINTS "${WIRC_CUDA_ROOT}/include" NO_CACHE)
+if(WIRC_CUDA_INCLUDE)
+  set(WIRC_HAVE_CUDA ON)
+else()
+  set(WIRC_HAVE_CUDA OFF)
+endif()
+
+function(wirc_print_feature_summary)
+  message(STATUS "wirc ${PROJECT_VERSION}: build type ${CMAKE_BUILD_TYPE}")
+  message(STATUS "  tests (unit + lit): ${WIRC_BUILD_TESTS}")
+  if(WIRC_HAVE_CUDA)
+    message(STATUS "  CUDA toolkit: ${WIRC_CUDA_ROOT}")
+  else()
+    message(STATUS "  CUDA toolkit: not found under ${WIRC_CUDA_ROOT}; "
+                   "kernel assembly to cubin is left out")
+  endif()
+endfunction()

@@ -1,0 +1,315 @@
+//===- wirc/graph/Graph.h - An Inductor graph after scheduling ------------===//
+//
+// The in-memory form of a graph-format document (docs/graph-format.md): what
+// Inductor's scheduler hands to wrapper codegen. The reader validates every
+// invariant the rest of wirc relies on, so passes can trust this structure:
+// names are identifiers and unique, references resolve, every buffer is
+// defined before it is used.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WIRC_GRAPH_GRAPH_H
+#define WIRC_GRAPH_GRAPH_H
+
+#include "wirc/sym/Expr.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+namespace wirc::graph {
+
+inline constexpr std::string_view kFormatName = "wirc.graph";
+inline constexpr int kFormatVersion = 1;
+
+enum class DType : uint8_t {
+  Bool,
+  UInt8,
+  Int8,
+  Int16,
+  Int32,
+  Int64,
+  UInt16,
+  UInt32,
+  UInt64,
+  Float16,
+  BFloat16,
+  Float32,
+  Float64,
+  Complex64,
+  Complex128,
+  Float8E4M3FN,
+  Float8E5M2,
+};
+
+/// The graph-format spelling ("float32"), which is also torch's attribute name.
+std::string_view dtypeName(DType dtype);
+std::optional<DType> parseDType(std::string_view name);
+/// Bytes per element.
+unsigned dtypeSize(DType dtype);
+
+struct Device {
+  enum class Kind : uint8_t { CPU, CUDA };
+  Kind kind = Kind::CUDA;
+  int index = 0; ///< always 0 for CPU
+
+  friend bool operator==(const Device &, const Device &) = default;
+};
+/// "cuda:0" or "cpu".
+std::string deviceName(const Device &device);
+std::optional<Device> parseDevice(std::string_view text);
+
+/// A strided tensor layout; sizes, strides and offset may be symbolic.
+struct Layout {
+  DType dtype = DType::Float32;
+  Device device;
+  std::vector<sym::Expr> size;
+  std::vector<sym::Expr> stride;
+  sym::Expr offset;
+};
+
+/// A reinterpretation of another buffer's storage (Inductor's ReinterpretView):
+/// same dtype and device as the base, its own size, stride and element offset.
+struct View {
+  std::string base;
+  std::vector<sym::Expr> size;
+  std::vector<sym::Expr> stride;
+  sym::Expr offset;
+};
+
+/// A value passed to an extern kernel, a fallback, a condition or returned as
+/// an output. Lists and tuples nest.
+struct Value {
+  enum class Kind : uint8_t {
+    None,
+    Bool,
+    Int,
+    Float,
+    String,
+    Buffer, ///< a tensor by name: input, constant or buffer
+    View,   ///< an anonymous reinterpret view of a tensor
+    Expr,   ///< a symbolic integer
+    DType,
+    Device,
+    List,
+    Tuple,
+  };
+  Kind kind = Kind::None;
+  bool boolValue = false;
+  int64_t intValue = 0;
+  double floatValue = 0;
+  std::string text; ///< String contents or Buffer name
+  sym::Expr expr;
+  DType dtype = DType::Float32;
+  Device device;
+  std::optional<View> view;
+  std::vector<Value> items;
+};
+
+enum class InputKind : uint8_t { Tensor, Symbol, Scalar };
+
+struct Input {
+  std::string name;
+  InputKind kind = InputKind::Tensor;
+  Layout layout;  ///< Tensor inputs
+  DType dtype = DType::Int64; ///< Scalar inputs: int64, float64 or bool
+  bool mutated = false; ///< the graph writes this input in place
+};
+
+/// A size symbol. Its value at run time comes from a symbol input, from the
+/// size or stride of a tensor input, or (for precomputed sizes) from \c expr.
+struct Symbol {
+  std::string name;
+  int64_t hint = 0; ///< the example value Inductor compiled for
+  std::optional<sym::Expr> expr;
+};
+
+struct Constant {
+  std::string name;
+  Layout layout;
+};
+
+/// An intermediate buffer. Buffers with \c viewOf are non-owning aliases of
+/// another buffer's storage; removed buffers were eliminated by fusion and
+/// are never allocated or passed; tuple buffers hold the several results of
+/// a multi-output op (Inductor's MultiOutputLayout) and have no layout.
+struct Buffer {
+  std::string name;
+  Layout layout;
+  std::optional<std::string> viewOf;
+  bool removed = false;
+  bool isTuple = false;
+};
+
+enum class KernelLanguage : uint8_t { Triton, PTX, CUDA, LLVM };
+std::string_view kernelLanguageName(KernelLanguage language);
+
+/// How a launch grid is derived from numels and a config (torch 2.11's
+/// GridExpr classes).
+enum class GridType : uint8_t {
+  Grid1D,
+  Grid2D,
+  Grid3D,
+  Grid2DWithYZOverflow,
+  CooperativeReductionGrid,
+  SplitScanGrid,
+  FixedGrid,
+  PrecomputedGrid,
+  BatchMatmulGrid3D,
+};
+std::string_view gridTypeName(GridType type);
+std::optional<GridType> parseGridType(std::string_view name);
+
+struct KernelParam {
+  std::string name;
+  std::string type; ///< Triton signature type ("*fp32", "i32", "constexpr", ...)
+};
+
+/// Compiled code for one config, as produced by Triton or another compiler.
+struct KernelArtifacts {
+  std::string ptx;
+  std::string cubinBase64;
+  std::string entryName; ///< the mangled entry point, if it differs from the kernel name
+  int64_t sharedMemBytes = 0;
+  int64_t globalScratchBytes = 0;
+  int64_t profileScratchBytes = 0;
+};
+
+struct KernelConfig {
+  /// Block sizes and other tuned constexprs, in the order the document gives.
+  std::vector<std::pair<std::string, int64_t>> kwargs;
+  int numWarps = 4;
+  int numStages = 1;
+  /// PrecomputedGrid only: the grid for this config.
+  std::optional<std::vector<sym::Expr>> grid;
+  std::optional<KernelArtifacts> artifacts;
+
+  std::optional<int64_t> kwarg(std::string_view name) const;
+};
+
+struct Kernel {
+  std::string name;
+  KernelLanguage language = KernelLanguage::Triton;
+  std::string source;
+  std::vector<KernelParam> signature; ///< empty when unknown
+  GridType gridType = GridType::Grid1D;
+  std::vector<KernelConfig> configs;
+};
+
+/// What a Triton kernel argument is for; drives in_ptr/out_ptr/in_out_ptr/ks
+/// naming and liveness.
+enum class ArgRole : uint8_t {
+  Input,   ///< read
+  Output,  ///< written
+  InOut,   ///< read and written in place
+  Removed, ///< eliminated by fusion; not passed, but counted when naming
+  Size,    ///< a symbolic size (ksN)
+  Scalar,  ///< any other scalar argument
+};
+std::string_view argRoleName(ArgRole role);
+
+struct KernelArg {
+  ArgRole role = ArgRole::Input;
+  std::string name;   ///< the parameter name if the document gives one
+  std::string buffer; ///< Input, Output, InOut, Removed: the tensor
+  std::optional<View> view; ///< Input/Output/InOut through a reinterpret view
+  /// InOut: the buffer name the kernel's result carries (Inductor's in-place
+  /// reuse, `buf3 = buf1; del buf1`); empty when it keeps the input's name.
+  std::string result;
+  ArgRole removedRole = ArgRole::Output; ///< Removed: what the argument was
+  Value value; ///< Size and Scalar
+};
+
+struct KernelCallNode {
+  std::string kernel;
+  std::vector<KernelArg> args;
+  std::vector<std::pair<std::string, sym::Expr>> numels; ///< xnumel, r0_numel, ...
+  unsigned config = 0;                      ///< index into the kernel's configs
+  std::optional<std::vector<sym::Expr>> grid; ///< FixedGrid only
+};
+
+/// An extern kernel (extern_kernels.mm, aten.topk.default, ...).
+struct ExternNode {
+  std::string op;
+  std::vector<Value> args;
+  std::vector<std::pair<std::string, Value>> kwargs;
+  std::optional<Value> out;      ///< out= form: the buffer (or view) written
+  std::optional<std::string> result; ///< allocating form: the buffer returned
+  std::vector<std::string> mutated; ///< inputs the op writes in place
+  bool fallback = false;         ///< an aten fallback rather than an extern kernel
+};
+
+struct MultiOutputNode {
+  std::string result;
+  std::string source;
+  /// Nested index path: ("tuple"|"list", index) or ("dict", key).
+  std::vector<std::pair<std::string, std::string>> indices;
+};
+
+struct AssertSizeStrideNode {
+  std::string buffer;
+  std::vector<sym::Expr> size;
+  std::vector<sym::Expr> stride;
+  std::string what; ///< the op whose output is checked, for the message
+};
+
+struct DeviceGuardEnterNode {
+  int index = 0;
+};
+struct DeviceGuardExitNode {};
+
+struct CommentNode {
+  std::string text;
+};
+
+/// torch.cond: runs one of two subgraphs on the operands.
+struct CondNode {
+  Value predicate;
+  std::string trueGraph;
+  std::string falseGraph;
+  std::vector<Value> operands;
+  std::vector<std::string> results;
+};
+
+using NodeBody = std::variant<KernelCallNode, ExternNode, MultiOutputNode,
+                              AssertSizeStrideNode, DeviceGuardEnterNode,
+                              DeviceGuardExitNode, CommentNode, CondNode>;
+
+struct Node {
+  NodeBody body;
+  std::string pointer; ///< JSON Pointer of the node, for diagnostics
+};
+
+/// One graph: the top-level document or one of its subgraphs.
+struct Graph {
+  std::string name;
+  std::vector<Input> inputs;
+  std::vector<Symbol> symbols; ///< top level only
+  std::vector<Constant> constants;
+  std::vector<Buffer> buffers;
+  std::vector<Node> nodes;
+  std::vector<Value> outputs;
+  std::string pointer; ///< "" for the top level, "/subgraphs/N" otherwise
+};
+
+/// A whole graph-format document.
+struct Document {
+  Graph main;
+  std::vector<Graph> subgraphs;
+  std::vector<Kernel> kernels;
+  /// Kernel name to index in \c kernels; built by the reader.
+  std::unordered_map<std::string, size_t> kernelIndex;
+
+  const Kernel *findKernel(std::string_view name) const;
+  const Graph *findSubgraph(std::string_view name) const;
+  /// Size hints of every symbol, for evaluating sizes at example values.
+  sym::SymbolValues hints() const;
+};
+
+} // namespace wirc::graph
+
+#endif // WIRC_GRAPH_GRAPH_H

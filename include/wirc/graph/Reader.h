@@ -1,0 +1,30 @@
+//===- wirc/graph/Reader.h - Read and validate a graph document -----------===//
+#ifndef WIRC_GRAPH_READER_H
+#define WIRC_GRAPH_READER_H
+
+#include "wirc/graph/Graph.h"
+#include "wirc/support/Diagnostics.h"
+
+#include <memory>
+#include <string_view>
+
+namespace wirc::graph {
+
+/// Limits that bound the work and memory any input can cause. Documented in
+/// docs/graph-format.md.
+struct ReaderLimits {
+  size_t maxInputBytes = size_t(1) << 31; ///< 2 GiB
+  unsigned maxNesting = 64;               ///< JSON nesting depth
+  size_t maxRank = 64;                    ///< dimensions of a tensor
+  size_t maxStringBytes = size_t(64) << 20; ///< one string (kernel sources)
+};
+
+/// Parses and validates a graph-format document. Reports every problem to
+/// \p diag (located by JSON Pointer) and returns null if there was any error.
+/// \p diag's locator must already be set up for \p text.
+std::unique_ptr<Document> readDocument(std::string_view text, DiagnosticEngine &diag,
+                                       const ReaderLimits &limits = {});
+
+} // namespace wirc::graph
+
+#endif // WIRC_GRAPH_READER_H

@@ -1,0 +1,282 @@
+//===- wirc/ir/WrapperIR.h - Wrapper IR -----------------------------------===//
+//
+// Wrapper IR is the program a wrapper runs: allocate, launch, call, free,
+// return. A function is a flat, ordered list of lines drawn from a closed set
+// of kinds; nothing is a free-form string of target code.
+//
+// Lines are a std::variant rather than a class hierarchy: the set of kinds is
+// closed and small, lines nest only through enter/exit markers, and every
+// emitter dispatches with std::visit over an overload set, so adding a kind
+// is a compile error in each emitter that does not handle it. (LLVM-style
+// Kind/classof pays off for open hierarchies with deep nesting; this is
+// neither.)
+//
+// Tensors are referred to by dense BufferId into the module's buffer table,
+// never by pointer, so iteration order and output are deterministic.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WIRC_IR_WRAPPERIR_H
+#define WIRC_IR_WRAPPERIR_H
+
+#include "wirc/graph/Graph.h"
+#include "wirc/sym/Expr.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace wirc::ir {
+
+using BufferId = uint32_t;
+using KernelId = uint32_t;
+inline constexpr BufferId kNoBuffer = UINT32_MAX;
+
+enum class BufferKind : uint8_t {
+  Input,        ///< a tensor graph input
+  SymbolInput,  ///< a graph input carrying a size symbol
+  ScalarInput,  ///< a graph input carrying a Python scalar
+  Constant,     ///< a constant (parameter, buffer) of the compiled module
+  Intermediate, ///< owns storage the wrapper allocates or a kernel returns
+  View,         ///< a named, non-owning alias of another buffer's storage
+};
+
+struct BufferInfo {
+  std::string name;
+  BufferKind kind = BufferKind::Intermediate;
+  graph::Layout layout;            ///< dtype only for scalar inputs
+  BufferId viewBase = kNoBuffer;   ///< View: the owning buffer
+  unsigned function = 0;           ///< index of the function it belongs to
+  bool mutatedInput = false;       ///< Input written in place by the graph
+  bool removed = false;            ///< eliminated by fusion; never allocated
+  bool isTuple = false;            ///< holds a multi-output op's results; no layout
+};
+
+/// An operand of a line: a constant, a tensor, a reinterpret view of a
+/// tensor, a symbolic integer, or a list/tuple of those.
+struct Value {
+  enum class Kind : uint8_t {
+    None, Bool, Int, Float, String, Buffer, View, Expr, DType, Device, List, Tuple,
+  };
+  Kind kind = Kind::None;
+  bool boolValue = false;
+  int64_t intValue = 0;
+  double floatValue = 0;
+  std::string text;               ///< String
+  BufferId buffer = kNoBuffer;    ///< Buffer; View: the base
+  sym::Expr expr;                 ///< Expr; View: the element offset
+  std::vector<sym::Expr> size;    ///< View
+  std::vector<sym::Expr> stride;  ///< View
+  graph::DType dtype = graph::DType::Float32;
+  graph::Device device;
+  std::vector<Value> items;       ///< List, Tuple
+
+  static Value ofBuffer(BufferId id) {
+    Value v;
+    v.kind = Kind::Buffer;
+    v.buffer = id;
+    return v;
+  }
+  static Value ofExpr(sym::Expr e) {
+    Value v;
+    v.kind = Kind::Expr;
+    v.expr = std::move(e);
+    return v;
+  }
+};
+
+/// Calls \p fn on every BufferId a value refers to (views: their base).
+template <typename Fn> void forEachBuffer(const Value &value, Fn &&fn) {
+  if (value.kind == Value::Kind::Buffer || value.kind == Value::Kind::View)
+    fn(value.buffer);
+  for (const Value &item : value.items)
+    forEachBuffer(item, fn);
+}
+
+//===----------------------------------------------------------------------===//
+// Line kinds
+//===----------------------------------------------------------------------===//
+
+/// Allocates an intermediate buffer with its layout.
+struct AllocateLine {
+  BufferId buffer;
+};
+
+/// Drops a buffer's name. For intermediates this releases storage (`del`,
+/// `.reset()`); for inputs it only drops the wrapper's reference.
+struct FreeLine {
+  BufferId buffer;
+};
+
+/// \c reusedAs takes over the storage of \c old. With \c deleteOld the old
+/// name is dead afterwards. \c inPlace marks a kernel's in-place reuse
+/// (Inductor's in_out_ptr) as opposed to the memory planner's reuse of a
+/// dead buffer.
+struct ReuseLine {
+  BufferId old;
+  BufferId reusedAs;
+  bool deleteOld = true;
+  bool inPlace = false;
+};
+
+struct CommentLine {
+  std::string text;
+};
+
+/// Makes a kernel available to later calls (Python: async_compile; C++:
+/// a lazily loaded module).
+struct KernelDefinitionLine {
+  KernelId kernel;
+};
+
+struct CallArg {
+  std::string param;                         ///< in_ptr0, out_ptr1, ks0, ... or the signature's name
+  graph::ArgRole role = graph::ArgRole::Input;
+  graph::ArgRole removedRole = graph::ArgRole::Output; ///< Removed only
+  Value value;     ///< Buffer or View for tensor roles (Removed: the buffer), else a scalar
+};
+
+/// A launch grid: three dimensions, each an integer or symbolic expression.
+using Grid = std::array<sym::Expr, 3>;
+
+/// Launches a kernel. \c grids holds one grid per config of the kernel,
+/// filled by fold-launch-grids; \c config selects the one this call uses.
+struct KernelCallLine {
+  KernelId kernel;
+  std::vector<CallArg> args;
+  std::vector<std::pair<std::string, sym::Expr>> numels;
+  unsigned config = 0;
+  std::optional<Grid> fixedGrid; ///< FixedGrid kernels only
+  std::vector<Grid> grids;
+  int device = 0;
+  std::string origin; ///< JSON Pointer of the graph node, for diagnostics
+};
+
+/// An extern kernel writing into a preallocated output (`out=`).
+struct ExternKernelOutLine {
+  std::string op;
+  std::vector<Value> args;
+  std::vector<std::pair<std::string, Value>> kwargs;
+  Value out; ///< Buffer or View
+  bool fallback = false;
+};
+
+/// An extern kernel or fallback returning a new buffer (or nothing).
+struct ExternKernelAllocLine {
+  std::string op;
+  std::vector<Value> args;
+  std::vector<std::pair<std::string, Value>> kwargs;
+  BufferId result = kNoBuffer; ///< kNoBuffer: the op returns nothing
+  std::vector<BufferId> mutated;
+  bool fallback = false;
+};
+
+/// `result = source[i][j]...`: unpacks a multi-output op.
+struct MultiOutputLine {
+  BufferId result;
+  BufferId source;
+  std::vector<std::pair<std::string, std::string>> indices; ///< (container, key)
+};
+
+/// Defines a named view of \c base with the view buffer's own layout.
+struct ReinterpretViewLine {
+  BufferId view;
+  BufferId base;
+};
+
+/// Checks a tensor's size and stride at run time.
+struct AssertSizeStrideLine {
+  BufferId buffer;
+  std::vector<sym::Expr> size;
+  std::vector<sym::Expr> stride;
+  std::string what;
+};
+
+/// Binds a size symbol to its run-time value.
+struct SymbolBindingLine {
+  enum class Source : uint8_t { Input, Size, Stride, Expr };
+  std::string symbol;
+  Source source = Source::Input;
+  BufferId tensor = kNoBuffer; ///< Input: the symbol input; Size/Stride: the tensor
+  unsigned dim = 0;
+  sym::Expr expr; ///< Expr only
+};
+
+struct DeviceGuardEnterLine {
+  int device = 0;
+};
+struct DeviceGuardExitLine {};
+
+/// First line of a subgraph function.
+struct SubgraphEnterLine {
+  std::string name;
+};
+/// Last line of a subgraph function.
+struct SubgraphExitLine {};
+
+/// torch.cond: runs one of two subgraph functions.
+struct CondLine {
+  Value predicate;
+  unsigned trueFunction = 0;
+  unsigned falseFunction = 0;
+  std::vector<Value> operands;
+  std::vector<BufferId> results;
+};
+
+/// Returns from the function.
+struct OutputLine {
+  std::vector<Value> outputs;
+};
+
+using Line = std::variant<AllocateLine, FreeLine, ReuseLine, CommentLine, KernelDefinitionLine,
+                          KernelCallLine, ExternKernelOutLine, ExternKernelAllocLine,
+                          MultiOutputLine, ReinterpretViewLine, AssertSizeStrideLine,
+                          SymbolBindingLine, DeviceGuardEnterLine, DeviceGuardExitLine,
+                          SubgraphEnterLine, SubgraphExitLine, CondLine, OutputLine>;
+
+/// Helper for std::visit over an overload set of lambdas.
+template <class... Ts> struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts> Overloaded(Ts...) -> Overloaded<Ts...>;
+
+/// The name of a line kind as --print-ir spells it.
+std::string_view lineKindName(const Line &line);
+
+/// Calls \p fn(BufferId) for every buffer a line reads or writes, except
+/// those it defines (its allocation, its result). Frees count as uses.
+void forEachUse(const Line &line, const std::function<void(BufferId)> &fn);
+/// Calls \p fn(BufferId) for every buffer a line defines.
+void forEachDef(const Line &line, const std::function<void(BufferId)> &fn);
+
+struct Function {
+  std::string name;
+  bool isSubgraph = false;
+  std::vector<BufferId> inputs;
+  std::vector<Line> lines;
+};
+
+struct Module {
+  std::string name;
+  std::vector<BufferInfo> buffers;
+  std::vector<graph::Kernel> kernels;
+  std::vector<graph::Symbol> symbols;
+  std::vector<Function> functions; ///< functions[0] is the main graph
+
+  Function &main() { return functions.front(); }
+  const Function &main() const { return functions.front(); }
+  const BufferInfo &buffer(BufferId id) const { return buffers.at(id); }
+  const graph::Kernel &kernel(KernelId id) const { return kernels.at(id); }
+  /// Size hints of every symbol.
+  sym::SymbolValues hints() const;
+};
+
+/// Prints the module in wirc's stable textual Wrapper IR form (--print-ir).
+std::string printModule(const Module &module);
+
+} // namespace wirc::ir
+
+#endif // WIRC_IR_WRAPPERIR_H

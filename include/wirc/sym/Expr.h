@@ -1,0 +1,275 @@
+//===- wirc/sym/Expr.h - Symbolic integer expressions -----------*- C++ -*-===//
+//
+// Sizes, strides, numels and launch grids in wirc are integers or symbolic
+// integer expressions over size symbols (s0, ks0, u0, ...). This header is the
+// whole public interface of that small algebra: an immutable value type Expr,
+// its constructors, a parser for the graph format, an exact evaluator and the
+// printers for the FX, Python and C++ targets.
+//
+// Canonical form
+// --------------
+// Every constructor and operator canonicalises eagerly, so an Expr is always
+// in canonical form and == / hash() are plain structural comparisons. The
+// rewrites used are valid for every integer value of every symbol (negative
+// ones included); none assumes that sizes are >= 0. Constructors:
+//   - fold constants and flatten, sort (deterministic total order, see
+//     compare()) and collect n-ary Add/Mul: 2*s0 + 3*s0 -> 5*s0,
+//     s0*s0 -> s0**2, x + 0 -> x, x*1 -> x, x*0 -> 0;
+//   - distribute a constant over a sum, as sympy does: 2*(s0 + 1) -> 2*s0 + 2;
+//   - FloorDiv/CeilDiv: x//1 -> x, 0//x -> 0, x//x -> 1, constant folding,
+//     divisor sign normalised (a//-b -> (-a)//b), terms divisible by the
+//     divisor move out ((2*s0 + s1)//2 -> s0 + s1//2), common constant and
+//     monomial factors cancel ((4*s0)//6 -> (2*s0)//3), nested positive
+//     constant divisors merge ((a//b)//c -> a//(b*c));
+//   - Mod: constant folding, x % +-1 -> 0, terms divisible by the modulus
+//     drop, Mod(Mod(x, m), b) -> Mod(x, b) when b divides m;
+//   - ModularIndexing: constant folding, m = +-1 -> 0, terms of x divisible by
+//     d*m drop, common factors of x and d cancel;
+//   - Min/Max: flatten nested same kind, fold constants, dedupe, sort, drop an
+//     argument that differs from another by a constant (Max(s0, s0 + 1) ->
+//     s0 + 1).
+// The rewrites x*0 -> 0, 0//x -> 0, 0 % x -> 0, x//x -> 1 and term
+// cancellation may remove a division by zero that the unsimplified text would
+// have hit (sympy behaves the same way).
+//
+// Errors: constant arithmetic during canonicalisation that leaves int64
+// (e.g. Expr(INT64_MAX) + 1, 2**64) throws std::overflow_error; pow() with a
+// negative exponent throws std::domain_error. parseExpr() turns both into a
+// ParseError. Division by zero is never folded: FloorDiv(x, 0) stays a node and
+// evaluate() reports it.
+//
+// Cost: operator+ and operator* on an n-term operand are O(n) (a merge of two
+// sorted runs); use sum() / product() to build big sums in O(n log n). Copies
+// are one shared_ptr copy (integers never allocate). Recursion depth of every
+// algorithm is the nesting depth of the expression, never its operand count.
+//
+// Graph-format syntax (parseExpr)
+// -------------------------------
+// Python-like infix with sympy's function names, so that str(expr) of the
+// integer expressions PyTorch produces parses:
+//
+//   expr    := sum
+//   sum     := product (('+' | '-') product)*           left-assoc
+//   product := unary (('*' | '//' | '%') unary)*        left-assoc, Python's
+//                                                       equal precedence
+//   unary   := ('-' | '+') unary | power
+//   power   := atom ('**' unary)?                        right-assoc, binds
+//                                                       tighter than unary
+//                                                       on its left: -2**2 = -4
+//   atom    := INTEGER | SYMBOL | '(' expr ')' | FUNC '(' expr (',' expr)* ')'
+//   FUNC    := FloorDiv(a, b) | CeilDiv(a, b) | Mod(a, b) | PythonMod(a, b)
+//            | ModularIndexing(x, d, m) | Min(a, ...) | Max(a, ...)
+//
+// INTEGER is decimal digits within int64 (a '-' directly before a literal that
+// is not the base of '**' makes a negative literal, so -9223372036854775808
+// parses). SYMBOL is [A-Za-z_][A-Za-z0-9_]* other than the function names.
+// '//' is floor division and '%' is modulo with the sign of the divisor, as in
+// Python; Mod and PythonMod both mean that. The exponent of '**' must fold to
+// a non-negative integer constant. True division '/' is rejected. Whitespace
+// (space, tab, CR, LF) may appear between any two tokens. Nesting (parentheses,
+// calls, unary signs, '**' chains) is limited to kMaxParseDepth levels.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WIRC_SYM_EXPR_H
+#define WIRC_SYM_EXPR_H
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wirc::sym {
+
+namespace detail {
+struct Node;
+struct Access;
+} // namespace detail
+
+/// The node kinds of a canonical expression.
+enum class ExprKind : uint8_t {
+  Integer,         ///< An int64 literal; no operands.
+  Symbol,          ///< A named integer; no operands.
+  Add,             ///< n >= 2 operands: optional Integer first, then terms.
+  Mul,             ///< n >= 2 operands: optional Integer first, then factors.
+  Pow,             ///< Operands (base, Integer exponent >= 2).
+  FloorDiv,        ///< Operands (a, b): floor(a / b).
+  CeilDiv,         ///< Operands (a, b): ceil(a / b).
+  Mod,             ///< Operands (a, b): a - b * floor(a / b) (Python %).
+  ModularIndexing, ///< Operands (x, d, m): (x // d) % m.
+  Min,             ///< n >= 2 operands.
+  Max,             ///< n >= 2 operands.
+};
+
+/// An immutable symbolic integer expression in canonical form. A value type:
+/// copying is cheap (a shared node, or an inline int64 for integers).
+class Expr {
+public:
+  /// The integer 0.
+  Expr() = default;
+  /// The integer \p value (implicit, so that `s0 + 1` works).
+  Expr(int64_t value) : value(value) {}
+  /// A bare symbol. \p name should be an identifier that is not one of the
+  /// graph-format function names, or toString() will not parse back.
+  static Expr symbol(std::string_view name);
+
+  /// The node kind.
+  ExprKind kind() const;
+  /// True for an integer literal.
+  bool isConstant() const { return !node; }
+  /// The literal's value, or nullopt when this is not an integer literal.
+  std::optional<int64_t> constant() const {
+    if (node)
+      return std::nullopt;
+    return value;
+  }
+  /// True for a bare symbol.
+  bool isSymbol() const { return kind() == ExprKind::Symbol; }
+  /// The symbol's name; only valid if isSymbol(), empty otherwise.
+  std::string_view symbolName() const;
+  /// The operands in canonical order (see ExprKind); empty for Integer and
+  /// Symbol. The span lives as long as any copy of this Expr.
+  std::span<const Expr> operands() const;
+
+  /// Structural equality of the canonical forms.
+  friend bool operator==(const Expr &lhs, const Expr &rhs);
+  /// Structural inequality of the canonical forms.
+  friend bool operator!=(const Expr &lhs, const Expr &rhs) {
+    return !(lhs == rhs);
+  }
+  /// A structural hash, consistent with == and stable across runs.
+  size_t hash() const;
+
+private:
+  friend struct detail::Access;
+  std::shared_ptr<const detail::Node> node;
+  int64_t value = 0;
+};
+
+/// Sum; canonicalises eagerly. Throws std::overflow_error if a folded
+/// constant or coefficient leaves int64.
+Expr operator+(const Expr &lhs, const Expr &rhs);
+/// Difference, as lhs + (-1)*rhs.
+Expr operator-(const Expr &lhs, const Expr &rhs);
+/// Product; canonicalises eagerly (distributes a constant over a sum).
+Expr operator*(const Expr &lhs, const Expr &rhs);
+/// Negation, as (-1)*e.
+Expr operator-(const Expr &e);
+/// The n-ary sum of \p terms in O(n log n); sum({}) is 0.
+Expr sum(std::span<const Expr> terms);
+/// The n-ary product of \p factors in O(n log n); product({}) is 1.
+Expr product(std::span<const Expr> factors);
+/// Python floor division a // b (rounds toward -inf).
+Expr floorDiv(const Expr &a, const Expr &b);
+/// Ceiling division: ceil(a / b) == -((-a) // b). Kept as its own node kind.
+Expr ceilDiv(const Expr &a, const Expr &b);
+/// Python modulo a % b (the result has the sign of the divisor).
+Expr mod(const Expr &a, const Expr &b);
+/// (x // div) % mod, Inductor's ModularIndexing.
+Expr modularIndexing(const Expr &x, const Expr &div, const Expr &mod);
+/// base ** exponent. Throws std::domain_error if \p exponent < 0.
+Expr pow(const Expr &base, int64_t exponent);
+/// The smaller of \p a and \p b.
+Expr min(const Expr &a, const Expr &b);
+/// The larger of \p a and \p b.
+Expr max(const Expr &a, const Expr &b);
+/// The smallest of \p args (at least one).
+Expr min(std::span<const Expr> args);
+/// The largest of \p args (at least one).
+Expr max(std::span<const Expr> args);
+
+/// A deterministic total order on canonical expressions (-1, 0, 1), the one
+/// that sorts operands: integers first by value, then monomials in sympy's
+/// lexicographic order (s0*s1 < s0 < s1 < s2, s10**2 < s10). Symbol names
+/// compare bytewise. compare(a, b) == 0 exactly when a == b.
+int compare(const Expr &lhs, const Expr &rhs);
+
+/// Strict weak ordering by compare(), for std::map / std::sort.
+struct ExprLess {
+  /// lhs sorts before rhs.
+  bool operator()(const Expr &lhs, const Expr &rhs) const {
+    return compare(lhs, rhs) < 0;
+  }
+};
+
+/// The deepest nesting parseExpr() accepts.
+inline constexpr unsigned kMaxParseDepth = 256;
+
+/// Why parseExpr() failed.
+struct ParseError {
+  /// Byte offset of the offending token in the text.
+  size_t offset = 0;
+  /// What went wrong, e.g. "unknown function 'Foo'".
+  std::string message;
+};
+
+/// Parses the graph-format syntax described at the top of this header. On
+/// failure returns nullopt and fills \p err.
+std::optional<Expr> parseExpr(std::string_view text, ParseError &err);
+
+/// The canonical form of \p e. Since every constructor canonicalises, this
+/// rebuilds \p e bottom-up through the constructors and returns an equal
+/// expression; it is idempotent and deterministic.
+Expr simplify(const Expr &e);
+
+/// Values for the symbols of an expression.
+using SymbolValues = std::map<std::string, int64_t, std::less<>>;
+
+/// Evaluates \p e with exact int64 arithmetic, operation by operation in the
+/// order printCpp() uses (so the printed C++ fails exactly when this does).
+/// Returns nullopt and sets \p error on an unknown symbol, division (or
+/// modulo) by zero, or int64 overflow of any intermediate result.
+std::optional<int64_t> evaluate(const Expr &e, const SymbolValues &values,
+                                std::string &error);
+
+/// Replaces symbols by expressions (those not in \p replacements stay) and
+/// re-canonicalises.
+Expr substitute(const Expr &e,
+                const std::map<std::string, Expr, std::less<>> &replacements);
+
+/// The names of the symbols in \p e, sorted bytewise, unique.
+std::vector<std::string> symbols(const Expr &e);
+
+/// Canonical graph-format text: parseExpr(toString(e)) == e (for nesting up to
+/// kMaxParseDepth). Like printFx() but FloorDiv, CeilDiv and Mod print as
+/// calls: `FloorDiv(s0, 2) + 1`, `CeilDiv(s6, 8)`, `Mod(s0, 3)`.
+std::string toString(const Expr &e);
+
+/// PyTorch FX graph text (sympy str): `s0 + 1`, `2*s0 - 3`, `s10**2`,
+/// `(s0//2)`, `((-s6)//8)`, ceilDiv(s6, 8) as `-(((-s6)//8))`, Mod as
+/// `s0 % 3`, `Min(s0, s1)`, `ModularIndexing(x, d, m)`. Constants last in sums.
+/// The text parses back to an expression of equal value.
+std::string printFx(const Expr &e);
+
+/// Python as Inductor's wrapper prints it (pexpr): constants first in sums
+/// (`1 + s0`, `(-1) + s0`), `(-2)*s0`, powers as repeated products (`s10*s10`;
+/// `base ** e` above exponent 16), `(a // b)`, CeilDiv as `-((a) // -(b))`,
+/// `a % b`, `((x // d) % m)`, `min(a, b)`. A valid Python expression whose
+/// value equals evaluate() (Python ints never overflow).
+std::string printPython(const Expr &e);
+
+/// A C++ expression of type int64_t without undefined behaviour: literals as
+/// `INT64_C(5)`, every operation through the checked helpers of
+/// wirc/runtime/Arith.h (`wirc::rt::add`, `sum({...})`, `mul`, `product({...})`,
+/// `neg`, `pow`, `floor_div`, `ceil_div`, `py_mod`, `min`, `max`). It needs
+/// int64_t variables named like the symbols and evaluates to evaluate()'s
+/// value, or throws (wirc::rt::arith_error) exactly when evaluate() fails.
+std::string printCpp(const Expr &e);
+
+} // namespace wirc::sym
+
+/// Hashes by Expr::hash().
+template <> struct std::hash<wirc::sym::Expr> {
+  /// The structural hash.
+  size_t operator()(const wirc::sym::Expr &e) const noexcept {
+    return e.hash();
+  }
+};
+
+#endif // WIRC_SYM_EXPR_H

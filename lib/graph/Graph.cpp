@@ -1,0 +1,142 @@
+//===- Graph.cpp ----------------------------------------------------------===//
+#include "wirc/graph/Graph.h"
+
+#include <array>
+#include <charconv>
+
+#include <fmt/format.h>
+
+namespace wirc::graph {
+
+namespace {
+struct DTypeInfo {
+  DType dtype;
+  std::string_view name;
+  unsigned size;
+};
+constexpr std::array<DTypeInfo, 17> kDTypes = {{
+    {DType::Bool, "bool", 1},
+    {DType::UInt8, "uint8", 1},
+    {DType::Int8, "int8", 1},
+    {DType::Int16, "int16", 2},
+    {DType::Int32, "int32", 4},
+    {DType::Int64, "int64", 8},
+    {DType::UInt16, "uint16", 2},
+    {DType::UInt32, "uint32", 4},
+    {DType::UInt64, "uint64", 8},
+    {DType::Float16, "float16", 2},
+    {DType::BFloat16, "bfloat16", 2},
+    {DType::Float32, "float32", 4},
+    {DType::Float64, "float64", 8},
+    {DType::Complex64, "complex64", 8},
+    {DType::Complex128, "complex128", 16},
+    {DType::Float8E4M3FN, "float8_e4m3fn", 1},
+    {DType::Float8E5M2, "float8_e5m2", 1},
+}};
+
+constexpr std::array<std::string_view, 9> kGridTypes = {
+    "Grid1D",       "Grid2D",          "Grid3D",
+    "Grid2DWithYZOverflow", "CooperativeReductionGrid", "SplitScanGrid",
+    "FixedGrid",    "PrecomputedGrid", "BatchMatmulGrid3D"};
+} // namespace
+
+std::string_view dtypeName(DType dtype) { return kDTypes[static_cast<size_t>(dtype)].name; }
+unsigned dtypeSize(DType dtype) { return kDTypes[static_cast<size_t>(dtype)].size; }
+
+std::optional<DType> parseDType(std::string_view name) {
+  for (const DTypeInfo &info : kDTypes)
+    if (info.name == name)
+      return info.dtype;
+  return std::nullopt;
+}
+
+std::string deviceName(const Device &device) {
+  if (device.kind == Device::Kind::CPU)
+    return "cpu";
+  return fmt::format("cuda:{}", device.index);
+}
+
+std::optional<Device> parseDevice(std::string_view text) {
+  if (text == "cpu")
+    return Device{Device::Kind::CPU, 0};
+  constexpr std::string_view prefix = "cuda:";
+  if (!text.starts_with(prefix))
+    return std::nullopt;
+  std::string_view digits = text.substr(prefix.size());
+  if (digits.empty() || digits.size() > 4 || (digits.size() > 1 && digits[0] == '0'))
+    return std::nullopt;
+  int index = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+  if (ec != std::errc() || end != digits.data() + digits.size())
+    return std::nullopt;
+  return Device{Device::Kind::CUDA, index};
+}
+
+std::string_view kernelLanguageName(KernelLanguage language) {
+  switch (language) {
+  case KernelLanguage::Triton:
+    return "triton";
+  case KernelLanguage::PTX:
+    return "ptx";
+  case KernelLanguage::CUDA:
+    return "cuda";
+  case KernelLanguage::LLVM:
+    return "llvm";
+  }
+  return "triton";
+}
+
+std::string_view gridTypeName(GridType type) { return kGridTypes[static_cast<size_t>(type)]; }
+
+std::optional<GridType> parseGridType(std::string_view name) {
+  for (size_t i = 0; i < kGridTypes.size(); ++i)
+    if (kGridTypes[i] == name)
+      return static_cast<GridType>(i);
+  return std::nullopt;
+}
+
+std::string_view argRoleName(ArgRole role) {
+  switch (role) {
+  case ArgRole::Input:
+    return "input";
+  case ArgRole::Output:
+    return "output";
+  case ArgRole::InOut:
+    return "in_out";
+  case ArgRole::Removed:
+    return "removed";
+  case ArgRole::Size:
+    return "size";
+  case ArgRole::Scalar:
+    return "scalar";
+  }
+  return "input";
+}
+
+std::optional<int64_t> KernelConfig::kwarg(std::string_view name) const {
+  for (const auto &[key, value] : kwargs)
+    if (key == name)
+      return value;
+  return std::nullopt;
+}
+
+const Kernel *Document::findKernel(std::string_view name) const {
+  auto it = kernelIndex.find(std::string(name));
+  return it == kernelIndex.end() ? nullptr : &kernels[it->second];
+}
+
+const Graph *Document::findSubgraph(std::string_view name) const {
+  for (const Graph &graph : subgraphs)
+    if (graph.name == name)
+      return &graph;
+  return nullptr;
+}
+
+sym::SymbolValues Document::hints() const {
+  sym::SymbolValues values;
+  for (const Symbol &symbol : main.symbols)
+    values.emplace(symbol.name, symbol.hint);
+  return values;
+}
+
+} // namespace wirc::graph

@@ -1,0 +1,2015 @@
+//===- Reader.cpp - Graph-format reader and validator ---------------------===//
+//
+// Reading happens in two steps. The structural step turns JSON into a
+// Document, checking types, required and unknown fields, enums, names and
+// expressions. The semantic step walks each graph's nodes in order and checks
+// that every reference resolves and every tensor is defined before it is
+// used. Both report all the problems they find, not only the first.
+//
+//===----------------------------------------------------------------------===//
+#include "wirc/graph/Reader.h"
+
+#include "wirc/graph/JsonLocator.h"
+#include "wirc/support/Names.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <initializer_list>
+#include <limits>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace wirc::graph {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+std::string child(std::string_view pointer, std::string_view key) {
+  std::string out(pointer);
+  out += '/';
+  for (char c : key) {
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string child(std::string_view pointer, size_t index) {
+  return fmt::format("{}/{}", pointer, index);
+}
+
+std::string_view typeName(const Json &value) {
+  switch (value.type()) {
+  case Json::value_t::null:
+    return "null";
+  case Json::value_t::boolean:
+    return "a boolean";
+  case Json::value_t::number_integer:
+  case Json::value_t::number_unsigned:
+    return "an integer";
+  case Json::value_t::number_float:
+    return "a number";
+  case Json::value_t::string:
+    return "a string";
+  case Json::value_t::array:
+    return "an array";
+  case Json::value_t::object:
+    return "an object";
+  default:
+    return "a value";
+  }
+}
+
+/// Where a tensor name comes from, within one graph.
+enum class TensorKind : uint8_t { Input, Constant, Buffer };
+
+struct TensorInfo {
+  TensorKind kind;
+  size_t index;
+};
+
+/// Per-graph name tables, built in the structural step.
+struct Scope {
+  Graph *graph = nullptr;
+  std::unordered_map<std::string, TensorInfo> tensors;
+  std::unordered_set<std::string> scalars; ///< scalar and symbol inputs
+};
+
+class Reader {
+public:
+  Reader(DiagnosticEngine &diag, const ReaderLimits &limits) : diag(diag), limits(limits) {}
+
+  std::unique_ptr<Document> read(std::string_view text);
+
+private:
+  DiagnosticEngine &diag;
+  const ReaderLimits &limits;
+  std::unique_ptr<Document> doc;
+  std::unordered_map<std::string, std::string> globalNames; ///< name -> pointer
+  std::unordered_map<std::string, size_t> subgraphIndex;
+
+  // --- JSON access helpers: each reports its own error and returns nullopt.
+
+  bool expectType(const Json &value, std::string_view pointer, Json::value_t type,
+                  std::string_view what) {
+    bool ok = value.type() == type ||
+              (type == Json::value_t::number_integer && value.is_number_unsigned());
+    if (!ok)
+      diag.error(pointer, fmt::format("expected {}, got {}", what, typeName(value)));
+    return ok;
+  }
+
+  /// Checks that \p value is an object whose keys are all in \p allowed.
+  bool expectObject(const Json &value, std::string_view pointer,
+                    std::initializer_list<std::string_view> allowed, std::string_view what) {
+    if (!value.is_object()) {
+      diag.error(pointer, fmt::format("expected {} (an object), got {}", what, typeName(value)));
+      return false;
+    }
+    bool ok = true;
+    for (const auto &item : value.items()) {
+      bool known = false;
+      for (std::string_view key : allowed)
+        known |= key == item.key();
+      if (!known) {
+        std::string list;
+        for (std::string_view key : allowed)
+          list += fmt::format("{}'{}'", list.empty() ? "" : ", ", key);
+        diag.error(child(pointer, item.key()),
+                   fmt::format("unknown field '{}' in {}; expected one of {}", item.key(), what, list));
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
+  const Json *field(const Json &object, std::string_view pointer, const char *key,
+                    bool required, std::string_view what) {
+    auto it = object.find(key);
+    if (it == object.end()) {
+      if (required)
+        diag.error(pointer, fmt::format("missing field '{}' in {}", key, what));
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  std::optional<std::string> getString(const Json &value, std::string_view pointer) {
+    if (!expectType(value, pointer, Json::value_t::string, "a string"))
+      return std::nullopt;
+    const auto &text = value.get_ref<const std::string &>();
+    if (text.size() > limits.maxStringBytes) {
+      diag.error(pointer, fmt::format("string is longer than the limit of {} bytes",
+                                      limits.maxStringBytes));
+      return std::nullopt;
+    }
+    return text;
+  }
+
+  std::optional<int64_t> getInt(const Json &value, std::string_view pointer, int64_t min,
+                                int64_t max, std::string_view what) {
+    if (value.is_number_unsigned()) {
+      if (value.get<uint64_t>() > static_cast<uint64_t>(max)) {
+        diag.error(pointer, fmt::format("{} {} is out of range; expected at most {}", what,
+                                        value.get<uint64_t>(), max));
+        return std::nullopt;
+      }
+      return static_cast<int64_t>(value.get<uint64_t>());
+    }
+    if (value.is_number_integer()) {
+      int64_t v = value.get<int64_t>();
+      if (v < min || v > max) {
+        diag.error(pointer,
+                   fmt::format("{} {} is out of range; expected {} to {}", what, v, min, max));
+        return std::nullopt;
+      }
+      return v;
+    }
+    if (value.is_number_float()) {
+      diag.error(pointer, fmt::format("expected {} as an integer, got {} (a number too large "
+                                      "for int64 or with a fraction)",
+                                      what, value.dump()));
+      return std::nullopt;
+    }
+    diag.error(pointer, fmt::format("expected {} (an integer), got {}", what, typeName(value)));
+    return std::nullopt;
+  }
+
+  std::optional<std::string> getName(const Json &value, std::string_view pointer,
+                                     std::string_view what) {
+    auto name = getString(value, pointer);
+    if (!name)
+      return std::nullopt;
+    if (auto why = checkIdentifier(*name)) {
+      diag.error(pointer, fmt::format("{} name '{}' {}", what, printable(*name), *why));
+      return std::nullopt;
+    }
+    return name;
+  }
+
+  /// Quotes a user string for a diagnostic without passing control bytes to
+  /// the terminal.
+  static std::string printable(std::string_view text) {
+    std::string out;
+    for (unsigned char c : text.substr(0, 80)) {
+      if (c < 0x20 || c >= 0x7f)
+        out += fmt::format("\\x{:02x}", c);
+      else
+        out += static_cast<char>(c);
+    }
+    if (text.size() > 80)
+      out += "...";
+    return out;
+  }
+
+  /// Reads a symbolic integer: a JSON integer or an expression string.
+  /// With \p nonNegative, a constant below zero is an error.
+  std::optional<sym::Expr> getExpr(const Json &value, std::string_view pointer,
+                                   std::string_view what, bool nonNegative) {
+    if (value.is_number_integer() || value.is_number_unsigned()) {
+      auto v = getInt(value, pointer, nonNegative ? 0 : std::numeric_limits<int64_t>::min(),
+                      std::numeric_limits<int64_t>::max(), what);
+      if (!v)
+        return std::nullopt;
+      return sym::Expr(*v);
+    }
+    if (!value.is_string()) {
+      diag.error(pointer, fmt::format("expected {} (an integer or an expression string), got {}",
+                                      what, typeName(value)));
+      return std::nullopt;
+    }
+    const auto &text = value.get_ref<const std::string &>();
+    sym::ParseError error;
+    auto expr = sym::parseExpr(text, error);
+    if (!expr) {
+      diag.error(pointer, fmt::format("invalid {} '{}': {} at column {} of the expression", what,
+                                      printable(text), error.message, error.offset + 1));
+      return std::nullopt;
+    }
+    bool ok = true;
+    for (const std::string &symbol : sym::symbols(*expr)) {
+      if (!symbolNames.count(symbol)) {
+        diag.error(pointer, fmt::format("{} '{}' uses unknown symbol '{}'; declare it in /symbols",
+                                        what, printable(text), symbol));
+        ok = false;
+      }
+    }
+    if (!ok)
+      return std::nullopt;
+    *expr = sym::simplify(*expr);
+    if (nonNegative && expr->constant() && *expr->constant() < 0) {
+      diag.error(pointer, fmt::format("{} '{}' is negative", what, printable(text)));
+      return std::nullopt;
+    }
+    return expr;
+  }
+
+  std::optional<std::vector<sym::Expr>> getExprList(const Json &value, std::string_view pointer,
+                                                    std::string_view what) {
+    if (!expectType(value, pointer, Json::value_t::array, "an array"))
+      return std::nullopt;
+    if (value.size() > limits.maxRank) {
+      diag.error(pointer, fmt::format("{} has {} entries; the limit is {}", what, value.size(),
+                                      limits.maxRank));
+      return std::nullopt;
+    }
+    std::vector<sym::Expr> out;
+    bool ok = true;
+    for (size_t i = 0; i < value.size(); ++i) {
+      auto e = getExpr(value[i], child(pointer, i), what, true);
+      if (e)
+        out.push_back(*e);
+      else
+        ok = false;
+    }
+    if (!ok)
+      return std::nullopt;
+    return out;
+  }
+
+  std::set<std::string, std::less<>> symbolNames;
+
+  // --- Structural step.
+
+  bool readHeader(const Json &root);
+  void readSymbols(const Json &root);
+  void readKernels(const Json &root);
+  std::optional<Kernel> readKernel(const Json &value, const std::string &pointer);
+  std::optional<KernelConfig> readConfig(const Json &value, const std::string &pointer,
+                                         GridType gridType);
+  bool readGraph(const Json &object, const std::string &pointer, Graph &graph, bool topLevel);
+  std::optional<Layout> readLayout(const Json &object, const std::string &pointer,
+                                   std::string_view what);
+  bool claimName(const std::string &name, const std::string &pointer,
+                 std::unordered_map<std::string, std::string> &names);
+  std::optional<Value> readValue(const Json &value, const std::string &pointer, unsigned depth);
+  std::optional<View> readView(const Json &value, const std::string &pointer);
+  std::optional<Node> readNode(const Json &value, const std::string &pointer);
+  std::optional<KernelArg> readKernelArg(const Json &value, const std::string &pointer);
+  std::optional<std::string> readOpName(const Json &value, const std::string &pointer);
+
+  // --- Semantic step.
+
+  void checkGraph(Graph &graph);
+  void checkLayoutBytes(const Layout &layout, const std::string &pointer);
+};
+
+std::unique_ptr<Document> Reader::read(std::string_view text) {
+  if (text.size() > limits.maxInputBytes) {
+    diag.error(fmt::format("input is {} bytes; the limit is {} bytes", text.size(),
+                           limits.maxInputBytes));
+    return nullptr;
+  }
+  Json root;
+  bool tooDeep = false;
+  Json::parser_callback_t depthCheck = [&](int depth, Json::parse_event_t, Json &) {
+    if (static_cast<unsigned>(depth) > limits.maxNesting)
+      tooDeep = true;
+    return !tooDeep;
+  };
+  try {
+    root = Json::parse(text.begin(), text.end(), depthCheck, /*allow_exceptions=*/true,
+                       /*ignore_comments=*/false);
+  } catch (const Json::parse_error &e) {
+    // nlohmann's message names the byte; re-derive line and column from it
+    // and keep only the part after its own location prefix.
+    std::string what = e.what();
+    size_t cut = what.find("syntax error ");
+    std::string message = cut == std::string::npos ? what : what.substr(cut);
+    if (auto colon = message.find(": "); colon != std::string::npos)
+      message = message.substr(colon + 2);
+    size_t offset = e.byte == 0 ? 0 : e.byte - 1;
+    diag.errorAt(positionOfOffset(text, offset), fmt::format("malformed JSON: {}", message));
+    return nullptr;
+  }
+  if (tooDeep) {
+    diag.error("", fmt::format("JSON nesting is deeper than the limit of {}", limits.maxNesting));
+    return nullptr;
+  }
+
+  doc = std::make_unique<Document>();
+  if (!expectObject(root, "",
+                    {"format", "version", "name", "metadata", "symbols", "inputs", "constants",
+                     "buffers", "kernels", "nodes", "outputs", "subgraphs"},
+                    "a graph document"))
+    return nullptr;
+  if (!readHeader(root))
+    return nullptr;
+  readSymbols(root);
+  readKernels(root);
+
+  // Subgraph names are registered first so that cond nodes anywhere can
+  // refer to them.
+  if (const Json *subgraphs = field(root, "", "subgraphs", false, "a graph document")) {
+    if (expectType(*subgraphs, "/subgraphs", Json::value_t::array, "an array of subgraphs")) {
+      doc->subgraphs.resize(subgraphs->size());
+      for (size_t i = 0; i < subgraphs->size(); ++i) {
+        std::string pointer = child("/subgraphs", i);
+        doc->subgraphs[i].pointer = pointer;
+        readGraph((*subgraphs)[i], pointer, doc->subgraphs[i], false);
+        const std::string &name = doc->subgraphs[i].name;
+        if (!name.empty() && !claimName(name, pointer + "/name", globalNames))
+          continue;
+        if (!name.empty())
+          subgraphIndex.emplace(name, i);
+      }
+    }
+  }
+  doc->main.pointer = "";
+  readGraph(root, "", doc->main, true);
+  if (diag.hasErrors())
+    return nullptr;
+
+  for (Graph &graph : doc->subgraphs)
+    checkGraph(graph);
+  checkGraph(doc->main);
+  if (diag.hasErrors())
+    return nullptr;
+  return std::move(doc);
+}
+
+bool Reader::readHeader(const Json &root) {
+  const Json *format = field(root, "", "format", true, "a graph document");
+  const Json *version = field(root, "", "version", true, "a graph document");
+  if (!format || !version)
+    return false;
+  auto formatName = getString(*format, "/format");
+  if (!formatName)
+    return false;
+  if (*formatName != kFormatName) {
+    diag.error("/format", fmt::format("unknown format '{}'; expected '{}'", printable(*formatName),
+                                      kFormatName));
+    return false;
+  }
+  auto v = getInt(*version, "/version", 0, std::numeric_limits<int32_t>::max(), "format version");
+  if (!v)
+    return false;
+  if (*v != kFormatVersion) {
+    diag.error("/version", fmt::format("unsupported format version {}; this wirc reads version {}",
+                                       *v, kFormatVersion));
+    return false;
+  }
+  if (const Json *metadata = field(root, "", "metadata", false, "a graph document"))
+    expectType(*metadata, "/metadata", Json::value_t::object, "an object");
+  return true;
+}
+
+bool Reader::claimName(const std::string &name, const std::string &pointer,
+                       std::unordered_map<std::string, std::string> &names) {
+  auto [it, inserted] = names.emplace(name, pointer);
+  if (!inserted) {
+    diag.error(pointer, fmt::format("duplicate name '{}'; first defined at {}", name, it->second));
+    return false;
+  }
+  return true;
+}
+
+void Reader::readSymbols(const Json &root) {
+  const Json *symbols = field(root, "", "symbols", false, "a graph document");
+  if (!symbols || !expectType(*symbols, "/symbols", Json::value_t::array, "an array of symbols"))
+    return;
+  // Names first, so precomputed symbols may refer to any symbol.
+  for (size_t i = 0; i < symbols->size(); ++i) {
+    const Json &s = (*symbols)[i];
+    if (s.is_object() && s.contains("name") && s["name"].is_string())
+      symbolNames.insert(s["name"].get<std::string>());
+  }
+  for (size_t i = 0; i < symbols->size(); ++i) {
+    std::string pointer = child("/symbols", i);
+    const Json &s = (*symbols)[i];
+    if (!expectObject(s, pointer, {"name", "hint", "expr"}, "a symbol"))
+      continue;
+    Symbol symbol;
+    const Json *name = field(s, pointer, "name", true, "a symbol");
+    const Json *hint = field(s, pointer, "hint", true, "a symbol");
+    if (!name || !hint)
+      continue;
+    auto n = getName(*name, pointer + "/name", "symbol");
+    auto h = getInt(*hint, pointer + "/hint", std::numeric_limits<int64_t>::min(),
+                    std::numeric_limits<int64_t>::max(), "size hint");
+    if (!n || !h)
+      continue;
+    symbol.name = *n;
+    symbol.hint = *h;
+    if (const Json *expr = field(s, pointer, "expr", false, "a symbol")) {
+      auto e = getExpr(*expr, pointer + "/expr", "symbol expression", false);
+      if (!e)
+        continue;
+      for (const std::string &used : sym::symbols(*e))
+        if (used == symbol.name)
+          diag.error(pointer + "/expr",
+                     fmt::format("symbol '{}' is defined in terms of itself", symbol.name));
+      symbol.expr = *e;
+    }
+    if (!claimName(symbol.name, pointer + "/name", globalNames))
+      continue;
+    doc->main.symbols.push_back(std::move(symbol));
+  }
+  // A precomputed symbol's hint must agree with its expression, or plans made
+  // at the hints would disagree with run time.
+  sym::SymbolValues hints = doc->hints();
+  for (size_t i = 0; i < doc->main.symbols.size(); ++i) {
+    const Symbol &symbol = doc->main.symbols[i];
+    if (!symbol.expr)
+      continue;
+    std::string error;
+    auto value = sym::evaluate(*symbol.expr, hints, error);
+    if (value && *value != symbol.hint)
+      diag.error(child("/symbols", i) + "/hint",
+                 fmt::format("hint {} of symbol '{}' disagrees with its expression, which is {} "
+                             "at the other symbols' hints",
+                             symbol.hint, symbol.name, *value));
+  }
+}
+
+void Reader::readKernels(const Json &root) {
+  const Json *kernels = field(root, "", "kernels", false, "a graph document");
+  if (!kernels || !expectType(*kernels, "/kernels", Json::value_t::array, "an array of kernels"))
+    return;
+  for (size_t i = 0; i < kernels->size(); ++i) {
+    std::string pointer = child("/kernels", i);
+    auto kernel = readKernel((*kernels)[i], pointer);
+    if (!kernel || !claimName(kernel->name, pointer + "/name", globalNames))
+      continue;
+    doc->kernelIndex.emplace(kernel->name, doc->kernels.size());
+    doc->kernels.push_back(std::move(*kernel));
+  }
+}
+
+std::optional<Kernel> Reader::readKernel(const Json &value, const std::string &pointer) {
+  if (!expectObject(value, pointer,
+                    {"name", "language", "source", "signature", "grid_type", "configs"},
+                    "a kernel"))
+    return std::nullopt;
+  Kernel kernel;
+  bool ok = true;
+  const Json *name = field(value, pointer, "name", true, "a kernel");
+  const Json *language = field(value, pointer, "language", true, "a kernel");
+  const Json *source = field(value, pointer, "source", true, "a kernel");
+  if (!name || !language || !source)
+    return std::nullopt;
+  auto n = getName(*name, pointer + "/name", "kernel");
+  auto l = getString(*language, pointer + "/language");
+  auto s = getString(*source, pointer + "/source");
+  if (!n || !l || !s)
+    return std::nullopt;
+  kernel.name = *n;
+  kernel.source = *s;
+  if (*l == "triton")
+    kernel.language = KernelLanguage::Triton;
+  else if (*l == "ptx")
+    kernel.language = KernelLanguage::PTX;
+  else if (*l == "cuda")
+    kernel.language = KernelLanguage::CUDA;
+  else if (*l == "llvm")
+    kernel.language = KernelLanguage::LLVM;
+  else {
+    diag.error(pointer + "/language",
+               fmt::format("unknown kernel language '{}'; expected 'triton', 'ptx', 'cuda' or "
+                           "'llvm'",
+                           printable(*l)));
+    ok = false;
+  }
+  if (const Json *signature = field(value, pointer, "signature", false, "a kernel")) {
+    std::string sp = pointer + "/signature";
+    if (expectType(*signature, sp, Json::value_t::array, "an array of parameters")) {
+      std::unordered_map<std::string, std::string> paramNames;
+      for (size_t i = 0; i < signature->size(); ++i) {
+        std::string pp = child(sp, i);
+        const Json &p = (*signature)[i];
+        if (!expectObject(p, pp, {"name", "type"}, "a kernel parameter")) {
+          ok = false;
+          continue;
+        }
+        const Json *pn = field(p, pp, "name", true, "a kernel parameter");
+        const Json *pt = field(p, pp, "type", true, "a kernel parameter");
+        if (!pn || !pt) {
+          ok = false;
+          continue;
+        }
+        auto paramName = getName(*pn, pp + "/name", "parameter");
+        auto paramType = getString(*pt, pp + "/type");
+        if (!paramName || !paramType || !claimName(*paramName, pp + "/name", paramNames)) {
+          ok = false;
+          continue;
+        }
+        kernel.signature.push_back({*paramName, *paramType});
+      }
+    } else {
+      ok = false;
+    }
+  }
+  if (const Json *grid = field(value, pointer, "grid_type", false, "a kernel")) {
+    auto g = getString(*grid, pointer + "/grid_type");
+    if (!g) {
+      ok = false;
+    } else if (auto type = parseGridType(*g)) {
+      kernel.gridType = *type;
+    } else {
+      diag.error(pointer + "/grid_type",
+                 fmt::format("unknown grid type '{}'; expected Grid1D, Grid2D, Grid3D, "
+                             "Grid2DWithYZOverflow, CooperativeReductionGrid, SplitScanGrid, "
+                             "FixedGrid, PrecomputedGrid or BatchMatmulGrid3D",
+                             printable(*g)));
+      ok = false;
+    }
+  }
+  if (const Json *configs = field(value, pointer, "configs", false, "a kernel")) {
+    std::string cp = pointer + "/configs";
+    if (expectType(*configs, cp, Json::value_t::array, "an array of configs")) {
+      for (size_t i = 0; i < configs->size(); ++i) {
+        auto config = readConfig((*configs)[i], child(cp, i), kernel.gridType);
+        if (config)
+          kernel.configs.push_back(std::move(*config));
+        else
+          ok = false;
+      }
+    } else {
+      ok = false;
+    }
+  }
+  if (ok && kernel.language == KernelLanguage::Triton && kernel.configs.empty()) {
+    diag.error(pointer, fmt::format("triton kernel '{}' has no configs; expected at least one "
+                                    "(block sizes, num_warps)",
+                                    kernel.name));
+    ok = false;
+  }
+  if (!ok)
+    return std::nullopt;
+  return kernel;
+}
+
+std::optional<KernelConfig> Reader::readConfig(const Json &value, const std::string &pointer,
+                                               GridType gridType) {
+  if (!expectObject(value, pointer, {"kwargs", "num_warps", "num_stages", "grid", "artifacts"},
+                    "a kernel config"))
+    return std::nullopt;
+  KernelConfig config;
+  bool ok = true;
+  if (const Json *kwargs = field(value, pointer, "kwargs", false, "a kernel config")) {
+    std::string kp = pointer + "/kwargs";
+    if (expectType(*kwargs, kp, Json::value_t::object, "an object of block sizes")) {
+      for (const auto &item : kwargs->items()) {
+        std::string ip = child(kp, item.key());
+        if (auto why = checkIdentifier(item.key())) {
+          diag.error(ip, fmt::format("config parameter name '{}' {}", printable(item.key()), *why));
+          ok = false;
+          continue;
+        }
+        auto v = getInt(item.value(), ip, 0, std::numeric_limits<int32_t>::max(),
+                        "config value");
+        if (!v) {
+          ok = false;
+          continue;
+        }
+        config.kwargs.emplace_back(item.key(), *v);
+      }
+    } else {
+      ok = false;
+    }
+  }
+  if (const Json *warps = field(value, pointer, "num_warps", false, "a kernel config")) {
+    auto w = getInt(*warps, pointer + "/num_warps", 1, 64, "num_warps");
+    if (w && (*w & (*w - 1)) != 0) {
+      diag.error(pointer + "/num_warps", fmt::format("num_warps {} is not a power of two", *w));
+      w.reset();
+    }
+    if (w)
+      config.numWarps = static_cast<int>(*w);
+    else
+      ok = false;
+  }
+  if (const Json *stages = field(value, pointer, "num_stages", false, "a kernel config")) {
+    auto s = getInt(*stages, pointer + "/num_stages", 0, 64, "num_stages");
+    if (s)
+      config.numStages = static_cast<int>(*s);
+    else
+      ok = false;
+  }
+  const Json *grid = field(value, pointer, "grid", false, "a kernel config");
+  if (grid) {
+    if (gridType != GridType::PrecomputedGrid) {
+      diag.error(pointer + "/grid",
+                 "a config carries a grid only for kernels with grid_type PrecomputedGrid");
+      ok = false;
+    } else if (auto g = getExprList(*grid, pointer + "/grid", "grid dimension");
+               g && g->size() == 3) {
+      config.grid = std::move(*g);
+    } else {
+      if (g)
+        diag.error(pointer + "/grid", fmt::format("expected 3 grid dimensions, got {}", g->size()));
+      ok = false;
+    }
+  } else if (gridType == GridType::PrecomputedGrid) {
+    diag.error(pointer, "missing field 'grid' in a config of a PrecomputedGrid kernel");
+    ok = false;
+  }
+  if (const Json *artifacts = field(value, pointer, "artifacts", false, "a kernel config")) {
+    std::string ap = pointer + "/artifacts";
+    if (expectObject(*artifacts, ap,
+                     {"ptx", "cubin", "entry_name", "shared_mem", "global_scratch",
+                      "profile_scratch"},
+                     "kernel artifacts")) {
+      KernelArtifacts a;
+      auto str = [&](const char *key, std::string &out) {
+        if (const Json *v = field(*artifacts, ap, key, false, "kernel artifacts")) {
+          auto s = getString(*v, child(ap, key));
+          if (s)
+            out = *s;
+          else
+            ok = false;
+        }
+      };
+      auto num = [&](const char *key, int64_t &out) {
+        if (const Json *v = field(*artifacts, ap, key, false, "kernel artifacts")) {
+          auto n = getInt(*v, child(ap, key), 0, std::numeric_limits<int32_t>::max(), key);
+          if (n)
+            out = *n;
+          else
+            ok = false;
+        }
+      };
+      str("ptx", a.ptx);
+      str("cubin", a.cubinBase64);
+      str("entry_name", a.entryName);
+      num("shared_mem", a.sharedMemBytes);
+      num("global_scratch", a.globalScratchBytes);
+      num("profile_scratch", a.profileScratchBytes);
+      if (!a.entryName.empty() && !isPlainIdentifier(a.entryName)) {
+        diag.error(ap + "/entry_name", "entry_name is not an identifier");
+        ok = false;
+      }
+      config.artifacts = std::move(a);
+    } else {
+      ok = false;
+    }
+  }
+  if (!ok)
+    return std::nullopt;
+  return config;
+}
+
+std::optional<Layout> Reader::readLayout(const Json &object, const std::string &pointer,
+                                         std::string_view what) {
+  Layout layout;
+  const Json *dtype = field(object, pointer, "dtype", true, what);
+  const Json *device = field(object, pointer, "device", true, what);
+  const Json *size = field(object, pointer, "size", true, what);
+  const Json *stride = field(object, pointer, "stride", true, what);
+  if (!dtype || !device || !size || !stride)
+    return std::nullopt;
+  bool ok = true;
+  if (auto d = getString(*dtype, pointer + "/dtype")) {
+    if (auto parsed = parseDType(*d)) {
+      layout.dtype = *parsed;
+    } else {
+      diag.error(pointer + "/dtype",
+                 fmt::format("unknown dtype '{}'; expected one of bool, uint8, int8, int16, "
+                             "int32, int64, uint16, uint32, uint64, float16, bfloat16, float32, "
+                             "float64, complex64, complex128, float8_e4m3fn, float8_e5m2",
+                             printable(*d)));
+      ok = false;
+    }
+  } else {
+    ok = false;
+  }
+  if (auto d = getString(*device, pointer + "/device")) {
+    if (auto parsed = parseDevice(*d)) {
+      layout.device = *parsed;
+    } else {
+      diag.error(pointer + "/device",
+                 fmt::format("unknown device '{}'; expected 'cpu' or 'cuda:N'", printable(*d)));
+      ok = false;
+    }
+  } else {
+    ok = false;
+  }
+  auto sizes = getExprList(*size, pointer + "/size", "size");
+  auto strides = getExprList(*stride, pointer + "/stride", "stride");
+  if (sizes && strides && sizes->size() != strides->size()) {
+    diag.error(pointer + "/stride", fmt::format("stride has {} entries but size has {}",
+                                                strides->size(), sizes->size()));
+    ok = false;
+  }
+  if (!sizes || !strides)
+    ok = false;
+  if (const Json *offset = field(object, pointer, "offset", false, what)) {
+    auto o = getExpr(*offset, pointer + "/offset", "storage offset", true);
+    if (o)
+      layout.offset = *o;
+    else
+      ok = false;
+  }
+  if (!ok)
+    return std::nullopt;
+  layout.size = std::move(*sizes);
+  layout.stride = std::move(*strides);
+  checkLayoutBytes(layout, pointer);
+  return layout;
+}
+
+/// The storage a layout spans must fit in int64 bytes at the size hints, or
+/// every plan computed from it would be meaningless.
+void Reader::checkLayoutBytes(const Layout &layout, const std::string &pointer) {
+  sym::SymbolValues hints = doc->hints();
+  std::string error;
+  // Bytes spanned = (offset + sum((size - 1) * stride) + 1) * itemsize, or 0
+  // for an empty tensor; every step is overflow-checked.
+  int64_t extent = 0;
+  bool empty = false;
+  bool overflow = false;
+  for (size_t i = 0; i < layout.size.size(); ++i) {
+    auto size = sym::evaluate(layout.size[i], hints, error);
+    auto stride = size ? sym::evaluate(layout.stride[i], hints, error) : std::nullopt;
+    if (!size || !stride) {
+      diag.error(pointer, fmt::format("cannot evaluate the layout at the size hints: {}", error));
+      return;
+    }
+    if (*size < 0) {
+      diag.error(child(pointer + "/size", i),
+                 fmt::format("size evaluates to {} at the size hints; sizes must not be negative",
+                             *size));
+      return;
+    }
+    if (*stride < 0) {
+      diag.error(child(pointer + "/stride", i),
+                 fmt::format("stride evaluates to {} at the size hints; strides must not be "
+                             "negative",
+                             *stride));
+      return;
+    }
+    if (*size == 0)
+      empty = true;
+    int64_t span = 0;
+    overflow |= __builtin_mul_overflow(*size > 0 ? *size - 1 : 0, *stride, &span);
+    overflow |= __builtin_add_overflow(extent, span, &extent);
+  }
+  auto offset = sym::evaluate(layout.offset, hints, error);
+  if (!offset) {
+    diag.error(pointer, fmt::format("cannot evaluate the layout at the size hints: {}", error));
+    return;
+  }
+  int64_t bytes = 0;
+  if (!empty) {
+    overflow |= __builtin_add_overflow(extent, *offset, &extent);
+    overflow |= __builtin_add_overflow(extent, 1, &extent);
+    overflow |= __builtin_mul_overflow(extent, static_cast<int64_t>(dtypeSize(layout.dtype)),
+                                       &bytes);
+  }
+  if (overflow)
+    diag.error(pointer, "tensor storage size overflows int64 bytes at the size hints");
+}
+
+std::optional<View> Reader::readView(const Json &value, const std::string &pointer) {
+  if (!expectObject(value, pointer, {"base", "size", "stride", "offset"}, "a view"))
+    return std::nullopt;
+  const Json *base = field(value, pointer, "base", true, "a view");
+  const Json *size = field(value, pointer, "size", true, "a view");
+  const Json *stride = field(value, pointer, "stride", true, "a view");
+  if (!base || !size || !stride)
+    return std::nullopt;
+  View view;
+  auto b = getName(*base, pointer + "/base", "buffer");
+  auto sizes = getExprList(*size, pointer + "/size", "size");
+  auto strides = getExprList(*stride, pointer + "/stride", "stride");
+  if (!b || !sizes || !strides)
+    return std::nullopt;
+  if (sizes->size() != strides->size()) {
+    diag.error(pointer + "/stride", fmt::format("stride has {} entries but size has {}",
+                                                strides->size(), sizes->size()));
+    return std::nullopt;
+  }
+  if (const Json *offset = field(value, pointer, "offset", false, "a view")) {
+    auto o = getExpr(*offset, pointer + "/offset", "storage offset", true);
+    if (!o)
+      return std::nullopt;
+    view.offset = *o;
+  }
+  view.base = *b;
+  view.size = std::move(*sizes);
+  view.stride = std::move(*strides);
+  return view;
+}
+
+std::optional<Value> Reader::readValue(const Json &value, const std::string &pointer,
+                                       unsigned depth) {
+  Value out;
+  switch (value.type()) {
+  case Json::value_t::null:
+    out.kind = Value::Kind::None;
+    return out;
+  case Json::value_t::boolean:
+    out.kind = Value::Kind::Bool;
+    out.boolValue = value.get<bool>();
+    return out;
+  case Json::value_t::number_integer:
+  case Json::value_t::number_unsigned: {
+    auto v = getInt(value, pointer, std::numeric_limits<int64_t>::min(),
+                    std::numeric_limits<int64_t>::max(), "integer");
+    if (!v)
+      return std::nullopt;
+    out.kind = Value::Kind::Int;
+    out.intValue = *v;
+    return out;
+  }
+  case Json::value_t::number_float:
+    out.kind = Value::Kind::Float;
+    out.floatValue = value.get<double>();
+    return out;
+  case Json::value_t::string: {
+    auto s = getString(value, pointer);
+    if (!s)
+      return std::nullopt;
+    out.kind = Value::Kind::String;
+    out.text = *s;
+    return out;
+  }
+  case Json::value_t::array: {
+    out.kind = Value::Kind::List;
+    bool ok = true;
+    for (size_t i = 0; i < value.size(); ++i) {
+      auto item = readValue(value[i], child(pointer, i), depth + 1);
+      if (item)
+        out.items.push_back(std::move(*item));
+      else
+        ok = false;
+    }
+    if (!ok)
+      return std::nullopt;
+    return out;
+  }
+  case Json::value_t::object:
+    break;
+  default:
+    diag.error(pointer, fmt::format("unexpected {}", typeName(value)));
+    return std::nullopt;
+  }
+  if (value.size() != 1) {
+    diag.error(pointer, "expected a value object with exactly one key: 'buffer', 'view', 'expr', "
+                        "'dtype', 'device', 'tuple' or 'list'");
+    return std::nullopt;
+  }
+  const auto &item = *value.items().begin();
+  const std::string &key = item.key();
+  std::string ip = child(pointer, key);
+  if (key == "buffer") {
+    auto name = getName(item.value(), ip, "buffer");
+    if (!name)
+      return std::nullopt;
+    out.kind = Value::Kind::Buffer;
+    out.text = *name;
+  } else if (key == "view") {
+    auto view = readView(item.value(), ip);
+    if (!view)
+      return std::nullopt;
+    out.kind = Value::Kind::View;
+    out.view = std::move(*view);
+  } else if (key == "expr") {
+    auto e = getExpr(item.value(), ip, "expression", false);
+    if (!e)
+      return std::nullopt;
+    out.kind = Value::Kind::Expr;
+    out.expr = *e;
+  } else if (key == "dtype") {
+    auto d = getString(item.value(), ip);
+    if (!d)
+      return std::nullopt;
+    auto parsed = parseDType(*d);
+    if (!parsed) {
+      diag.error(ip, fmt::format("unknown dtype '{}'", printable(*d)));
+      return std::nullopt;
+    }
+    out.kind = Value::Kind::DType;
+    out.dtype = *parsed;
+  } else if (key == "device") {
+    auto d = getString(item.value(), ip);
+    if (!d)
+      return std::nullopt;
+    auto parsed = parseDevice(*d);
+    if (!parsed) {
+      diag.error(ip, fmt::format("unknown device '{}'; expected 'cpu' or 'cuda:N'", printable(*d)));
+      return std::nullopt;
+    }
+    out.kind = Value::Kind::Device;
+    out.device = *parsed;
+  } else if (key == "tuple" || key == "list") {
+    if (!expectType(item.value(), ip, Json::value_t::array, "an array"))
+      return std::nullopt;
+    auto list = readValue(item.value(), ip, depth + 1);
+    if (!list)
+      return std::nullopt;
+    out = std::move(*list);
+    out.kind = key == "tuple" ? Value::Kind::Tuple : Value::Kind::List;
+  } else {
+    diag.error(ip, fmt::format("unknown value kind '{}'; expected 'buffer', 'view', 'expr', "
+                               "'dtype', 'device', 'tuple' or 'list'",
+                               printable(key)));
+    return std::nullopt;
+  }
+  return out;
+}
+
+/// Op names reach emitted code as dotted paths, so each segment must be an
+/// identifier and the root one of the namespaces wrappers import.
+std::optional<std::string> Reader::readOpName(const Json &value, const std::string &pointer) {
+  auto name = getString(value, pointer);
+  if (!name)
+    return std::nullopt;
+  std::vector<std::string_view> parts;
+  std::string_view rest = *name;
+  while (true) {
+    size_t dot = rest.find('.');
+    parts.push_back(rest.substr(0, dot));
+    if (dot == std::string_view::npos)
+      break;
+    rest = rest.substr(dot + 1);
+  }
+  bool ok = std::all_of(parts.begin(), parts.end(),
+                        [](std::string_view part) { return isPlainIdentifier(part); });
+  if (ok) {
+    if (parts[0] == "extern_kernels")
+      ok = parts.size() == 2;
+    else if (parts[0] == "aten")
+      ok = parts.size() == 2 || parts.size() == 3;
+    else if (parts[0] == "torch" && parts.size() >= 2 && parts[1] == "ops")
+      ok = parts.size() == 4 || parts.size() == 5;
+    else
+      ok = false;
+  }
+  if (!ok) {
+    diag.error(pointer, fmt::format("invalid op name '{}'; expected extern_kernels.NAME, "
+                                    "aten.NAME[.OVERLOAD] or torch.ops.NAMESPACE.NAME[.OVERLOAD]",
+                                    printable(*name)));
+    return std::nullopt;
+  }
+  return name;
+}
+
+std::optional<KernelArg> Reader::readKernelArg(const Json &value, const std::string &pointer) {
+  if (!expectObject(value, pointer, {"role", "name", "buffer", "view", "result", "was", "value"},
+                    "a kernel argument"))
+    return std::nullopt;
+  const Json *role = field(value, pointer, "role", true, "a kernel argument");
+  if (!role)
+    return std::nullopt;
+  auto r = getString(*role, pointer + "/role");
+  if (!r)
+    return std::nullopt;
+  KernelArg arg;
+  static constexpr std::pair<std::string_view, ArgRole> kRoles[] = {
+      {"input", ArgRole::Input},     {"output", ArgRole::Output}, {"in_out", ArgRole::InOut},
+      {"removed", ArgRole::Removed}, {"size", ArgRole::Size},     {"scalar", ArgRole::Scalar}};
+  bool known = false;
+  for (auto [text, value2] : kRoles)
+    if (text == *r) {
+      arg.role = value2;
+      known = true;
+    }
+  if (!known) {
+    diag.error(pointer + "/role",
+               fmt::format("unknown argument role '{}'; expected input, output, in_out, removed, "
+                           "size or scalar",
+                           printable(*r)));
+    return std::nullopt;
+  }
+  if (const Json *name = field(value, pointer, "name", false, "a kernel argument")) {
+    auto n = getName(*name, pointer + "/name", "parameter");
+    if (!n)
+      return std::nullopt;
+    arg.name = *n;
+  }
+  const Json *buffer = field(value, pointer, "buffer", false, "a kernel argument");
+  const Json *view = field(value, pointer, "view", false, "a kernel argument");
+  const Json *result = field(value, pointer, "result", false, "a kernel argument");
+  const Json *was = field(value, pointer, "was", false, "a kernel argument");
+  const Json *scalar = field(value, pointer, "value", false, "a kernel argument");
+  bool tensorRole = arg.role == ArgRole::Input || arg.role == ArgRole::Output ||
+                    arg.role == ArgRole::InOut || arg.role == ArgRole::Removed;
+  auto forbid = [&](const Json *present, const char *key, std::string_view why) {
+    if (present)
+      diag.error(child(pointer, key), fmt::format("field '{}' {}", key, why));
+    return present == nullptr;
+  };
+  bool ok = true;
+  if (tensorRole) {
+    ok &= forbid(scalar, "value", "is only for size and scalar arguments");
+    if (buffer && view) {
+      diag.error(pointer, "a kernel argument has either 'buffer' or 'view', not both");
+      return std::nullopt;
+    }
+    if (buffer) {
+      auto b = getName(*buffer, pointer + "/buffer", "buffer");
+      if (!b)
+        return std::nullopt;
+      arg.buffer = *b;
+    } else if (view && arg.role != ArgRole::Removed) {
+      auto v = readView(*view, pointer + "/view");
+      if (!v)
+        return std::nullopt;
+      arg.buffer = v->base;
+      arg.view = std::move(*v);
+    } else {
+      diag.error(pointer, fmt::format("missing field 'buffer' in a kernel argument with role '{}'",
+                                      argRoleName(arg.role)));
+      return std::nullopt;
+    }
+  } else {
+    ok &= forbid(buffer, "buffer", "is only for tensor arguments");
+    ok &= forbid(view, "view", "is only for tensor arguments");
+    if (!scalar) {
+      diag.error(pointer, fmt::format("missing field 'value' in a kernel argument with role '{}'",
+                                      argRoleName(arg.role)));
+      return std::nullopt;
+    }
+    auto v = readValue(*scalar, pointer + "/value", 0);
+    if (!v)
+      return std::nullopt;
+    bool isScalar = v->kind == Value::Kind::Int || v->kind == Value::Kind::Float ||
+                    v->kind == Value::Kind::Bool || v->kind == Value::Kind::Expr;
+    if (!isScalar) {
+      diag.error(pointer + "/value", "expected an integer, number, boolean or {\"expr\": ...}");
+      return std::nullopt;
+    }
+    if (arg.role == ArgRole::Size && v->kind != Value::Kind::Expr && v->kind != Value::Kind::Int) {
+      diag.error(pointer + "/value", "a size argument must be an integer or {\"expr\": ...}");
+      return std::nullopt;
+    }
+    arg.value = std::move(*v);
+  }
+  if (arg.role == ArgRole::InOut) {
+    if (result) {
+      auto res = getName(*result, pointer + "/result", "buffer");
+      if (!res)
+        return std::nullopt;
+      arg.result = *res;
+    }
+  } else {
+    ok &= forbid(result, "result", "is only for in_out arguments");
+  }
+  if (arg.role == ArgRole::Removed) {
+    if (was) {
+      auto w = getString(*was, pointer + "/was");
+      if (!w)
+        return std::nullopt;
+      if (*w == "output")
+        arg.removedRole = ArgRole::Output;
+      else if (*w == "in_out")
+        arg.removedRole = ArgRole::InOut;
+      else if (*w == "input")
+        arg.removedRole = ArgRole::Input;
+      else {
+        diag.error(pointer + "/was", fmt::format("expected 'input', 'output' or 'in_out', got '{}'",
+                                                 printable(*w)));
+        return std::nullopt;
+      }
+    }
+  } else {
+    ok &= forbid(was, "was", "is only for removed arguments");
+  }
+  if (!ok)
+    return std::nullopt;
+  return arg;
+}
+
+std::optional<Node> Reader::readNode(const Json &value, const std::string &pointer) {
+  if (!value.is_object()) {
+    diag.error(pointer, fmt::format("expected a node (an object), got {}", typeName(value)));
+    return std::nullopt;
+  }
+  const Json *op = field(value, pointer, "op", true, "a node");
+  if (!op)
+    return std::nullopt;
+  auto kind = getString(*op, pointer + "/op");
+  if (!kind)
+    return std::nullopt;
+  Node node;
+  node.pointer = pointer;
+
+  auto readValues = [&](const Json *list, const std::string &lp,
+                        std::vector<Value> &out) -> bool {
+    if (!list)
+      return true;
+    if (!expectType(*list, lp, Json::value_t::array, "an array of values"))
+      return false;
+    bool ok = true;
+    for (size_t i = 0; i < list->size(); ++i) {
+      auto v = readValue((*list)[i], child(lp, i), 0);
+      if (v)
+        out.push_back(std::move(*v));
+      else
+        ok = false;
+    }
+    return ok;
+  };
+  auto readNameList = [&](const Json *list, const std::string &lp,
+                          std::vector<std::string> &out) -> bool {
+    if (!list)
+      return true;
+    if (!expectType(*list, lp, Json::value_t::array, "an array of buffer names"))
+      return false;
+    bool ok = true;
+    for (size_t i = 0; i < list->size(); ++i) {
+      auto n = getName((*list)[i], child(lp, i), "buffer");
+      if (n)
+        out.push_back(*n);
+      else
+        ok = false;
+    }
+    return ok;
+  };
+
+  if (*kind == "kernel_call") {
+    if (!expectObject(value, pointer, {"op", "kernel", "args", "numels", "config", "grid"},
+                      "a kernel_call node"))
+      return std::nullopt;
+    KernelCallNode call;
+    const Json *kernel = field(value, pointer, "kernel", true, "a kernel_call node");
+    const Json *args = field(value, pointer, "args", true, "a kernel_call node");
+    if (!kernel || !args)
+      return std::nullopt;
+    auto k = getName(*kernel, pointer + "/kernel", "kernel");
+    if (!k)
+      return std::nullopt;
+    call.kernel = *k;
+    bool ok = true;
+    if (expectType(*args, pointer + "/args", Json::value_t::array, "an array of arguments")) {
+      for (size_t i = 0; i < args->size(); ++i) {
+        auto arg = readKernelArg((*args)[i], child(pointer + "/args", i));
+        if (arg)
+          call.args.push_back(std::move(*arg));
+        else
+          ok = false;
+      }
+    } else {
+      ok = false;
+    }
+    if (const Json *numels = field(value, pointer, "numels", false, "a kernel_call node")) {
+      std::string np = pointer + "/numels";
+      if (expectType(*numels, np, Json::value_t::object, "an object of numels")) {
+        static constexpr std::string_view kNumels[] = {"xnumel", "ynumel", "znumel", "r0_numel",
+                                                       "r1_numel"};
+        for (const auto &item : numels->items()) {
+          std::string ip = child(np, item.key());
+          if (std::find(std::begin(kNumels), std::end(kNumels), item.key()) ==
+              std::end(kNumels)) {
+            diag.error(ip, fmt::format("unknown numel '{}'; expected xnumel, ynumel, znumel, "
+                                       "r0_numel or r1_numel",
+                                       printable(item.key())));
+            ok = false;
+            continue;
+          }
+          auto e = getExpr(item.value(), ip, "numel", true);
+          if (e)
+            call.numels.emplace_back(item.key(), *e);
+          else
+            ok = false;
+        }
+      } else {
+        ok = false;
+      }
+    }
+    if (const Json *config = field(value, pointer, "config", false, "a kernel_call node")) {
+      auto c = getInt(*config, pointer + "/config", 0, std::numeric_limits<int32_t>::max(),
+                      "config index");
+      if (c)
+        call.config = static_cast<unsigned>(*c);
+      else
+        ok = false;
+    }
+    if (const Json *grid = field(value, pointer, "grid", false, "a kernel_call node")) {
+      auto g = getExprList(*grid, pointer + "/grid", "grid dimension");
+      if (g && g->size() != 3) {
+        diag.error(pointer + "/grid", fmt::format("expected 3 grid dimensions, got {}", g->size()));
+        g.reset();
+      }
+      if (g)
+        call.grid = std::move(*g);
+      else
+        ok = false;
+    }
+    if (!ok)
+      return std::nullopt;
+    node.body = std::move(call);
+    return node;
+  }
+
+  if (*kind == "extern_out" || *kind == "extern_alloc" || *kind == "fallback") {
+    bool isOut = *kind == "extern_out";
+    bool isFallback = *kind == "fallback";
+    std::string what = fmt::format("a {} node", *kind);
+    if (isOut) {
+      if (!expectObject(value, pointer, {"op", "kernel", "args", "kwargs", "out"}, what))
+        return std::nullopt;
+    } else if (!expectObject(value, pointer,
+                             {"op", "kernel", "args", "kwargs", "result", "out", "mutated"},
+                             what)) {
+      return std::nullopt;
+    }
+    ExternNode ext;
+    ext.fallback = isFallback;
+    const Json *kernel = field(value, pointer, "kernel", true, what);
+    if (!kernel)
+      return std::nullopt;
+    auto opName = readOpName(*kernel, pointer + "/kernel");
+    bool ok = opName.has_value();
+    if (opName)
+      ext.op = *opName;
+    ok &= readValues(field(value, pointer, "args", false, what), pointer + "/args", ext.args);
+    if (const Json *kwargs = field(value, pointer, "kwargs", false, what)) {
+      std::string kp = pointer + "/kwargs";
+      if (expectType(*kwargs, kp, Json::value_t::object, "an object of keyword arguments")) {
+        for (const auto &item : kwargs->items()) {
+          std::string ip = child(kp, item.key());
+          if (auto why = checkIdentifier(item.key())) {
+            diag.error(ip, fmt::format("keyword argument name '{}' {}", printable(item.key()),
+                                       *why));
+            ok = false;
+            continue;
+          }
+          if (item.key() == "out") {
+            diag.error(ip, "'out' is not a keyword argument here; use the node's 'out' field");
+            ok = false;
+            continue;
+          }
+          auto v = readValue(item.value(), ip, 0);
+          if (v)
+            ext.kwargs.emplace_back(item.key(), std::move(*v));
+          else
+            ok = false;
+        }
+      } else {
+        ok = false;
+      }
+    }
+    const Json *out = field(value, pointer, "out", isOut, what);
+    if (out) {
+      auto v = readValue(*out, pointer + "/out", 0);
+      if (v && v->kind != Value::Kind::Buffer && v->kind != Value::Kind::View) {
+        diag.error(pointer + "/out", "expected {\"buffer\": NAME} or {\"view\": ...}");
+        v.reset();
+      }
+      if (v)
+        ext.out = std::move(*v);
+      else
+        ok = false;
+    }
+    if (const Json *result = field(value, pointer, "result", false, what)) {
+      auto r = getName(*result, pointer + "/result", "buffer");
+      if (r)
+        ext.result = *r;
+      else
+        ok = false;
+    }
+    if (ext.out && ext.result) {
+      diag.error(pointer, "a node has either 'out' (writes a buffer) or 'result' (returns one), "
+                          "not both");
+      ok = false;
+    }
+    ok &= readNameList(field(value, pointer, "mutated", false, what), pointer + "/mutated",
+                       ext.mutated);
+    if (!ok)
+      return std::nullopt;
+    node.body = std::move(ext);
+    return node;
+  }
+
+  if (*kind == "multi_output") {
+    if (!expectObject(value, pointer, {"op", "result", "source", "indices"},
+                      "a multi_output node"))
+      return std::nullopt;
+    const Json *result = field(value, pointer, "result", true, "a multi_output node");
+    const Json *source = field(value, pointer, "source", true, "a multi_output node");
+    const Json *indices = field(value, pointer, "indices", true, "a multi_output node");
+    if (!result || !source || !indices)
+      return std::nullopt;
+    MultiOutputNode mo;
+    auto r = getName(*result, pointer + "/result", "buffer");
+    auto s = getName(*source, pointer + "/source", "buffer");
+    if (!r || !s)
+      return std::nullopt;
+    mo.result = *r;
+    mo.source = *s;
+    std::string ip = pointer + "/indices";
+    if (!expectType(*indices, ip, Json::value_t::array, "an array of [container, index] pairs"))
+      return std::nullopt;
+    bool ok = true;
+    for (size_t i = 0; i < indices->size(); ++i) {
+      const Json &step = (*indices)[i];
+      std::string sp = child(ip, i);
+      if (!step.is_array() || step.size() != 2 || !step[0].is_string()) {
+        diag.error(sp, "expected a [container, index] pair such as [\"tuple\", 0]");
+        ok = false;
+        continue;
+      }
+      std::string container = step[0].get<std::string>();
+      if (container == "tuple" || container == "list") {
+        auto index = getInt(step[1], child(sp, 1), 0, std::numeric_limits<int32_t>::max(),
+                            "index");
+        if (!index) {
+          ok = false;
+          continue;
+        }
+        mo.indices.emplace_back(container, std::to_string(*index));
+      } else if (container == "dict") {
+        auto key = getName(step[1], child(sp, 1), "dict key");
+        if (!key) {
+          ok = false;
+          continue;
+        }
+        mo.indices.emplace_back(container, *key);
+      } else {
+        diag.error(child(sp, 0), fmt::format("unknown container '{}'; expected tuple, list or "
+                                             "dict",
+                                             printable(container)));
+        ok = false;
+      }
+    }
+    if (mo.indices.empty() && ok) {
+      diag.error(ip, "expected at least one index");
+      ok = false;
+    }
+    if (!ok)
+      return std::nullopt;
+    node.body = std::move(mo);
+    return node;
+  }
+
+  if (*kind == "assert_size_stride") {
+    if (!expectObject(value, pointer, {"op", "buffer", "size", "stride", "what"},
+                      "an assert_size_stride node"))
+      return std::nullopt;
+    const Json *buffer = field(value, pointer, "buffer", true, "an assert_size_stride node");
+    const Json *size = field(value, pointer, "size", true, "an assert_size_stride node");
+    const Json *stride = field(value, pointer, "stride", true, "an assert_size_stride node");
+    if (!buffer || !size || !stride)
+      return std::nullopt;
+    AssertSizeStrideNode as;
+    auto b = getName(*buffer, pointer + "/buffer", "buffer");
+    auto sizes = getExprList(*size, pointer + "/size", "size");
+    auto strides = getExprList(*stride, pointer + "/stride", "stride");
+    if (!b || !sizes || !strides)
+      return std::nullopt;
+    if (sizes->size() != strides->size()) {
+      diag.error(pointer + "/stride", fmt::format("stride has {} entries but size has {}",
+                                                  strides->size(), sizes->size()));
+      return std::nullopt;
+    }
+    as.buffer = *b;
+    as.size = std::move(*sizes);
+    as.stride = std::move(*strides);
+    if (const Json *what = field(value, pointer, "what", false, "an assert_size_stride node")) {
+      auto w = getString(*what, pointer + "/what");
+      if (!w)
+        return std::nullopt;
+      as.what = *w;
+    }
+    node.body = std::move(as);
+    return node;
+  }
+
+  if (*kind == "device_guard_enter") {
+    if (!expectObject(value, pointer, {"op", "device"}, "a device_guard_enter node"))
+      return std::nullopt;
+    const Json *device = field(value, pointer, "device", true, "a device_guard_enter node");
+    if (!device)
+      return std::nullopt;
+    auto index = getInt(*device, pointer + "/device", 0, 1023, "device index");
+    if (!index)
+      return std::nullopt;
+    node.body = DeviceGuardEnterNode{static_cast<int>(*index)};
+    return node;
+  }
+  if (*kind == "device_guard_exit") {
+    if (!expectObject(value, pointer, {"op"}, "a device_guard_exit node"))
+      return std::nullopt;
+    node.body = DeviceGuardExitNode{};
+    return node;
+  }
+  if (*kind == "comment") {
+    if (!expectObject(value, pointer, {"op", "text"}, "a comment node"))
+      return std::nullopt;
+    const Json *text = field(value, pointer, "text", true, "a comment node");
+    if (!text)
+      return std::nullopt;
+    auto t = getString(*text, pointer + "/text");
+    if (!t)
+      return std::nullopt;
+    node.body = CommentNode{*t};
+    return node;
+  }
+  if (*kind == "cond") {
+    if (!expectObject(value, pointer,
+                      {"op", "predicate", "true_graph", "false_graph", "operands", "results"},
+                      "a cond node"))
+      return std::nullopt;
+    const Json *pred = field(value, pointer, "predicate", true, "a cond node");
+    const Json *trueGraph = field(value, pointer, "true_graph", true, "a cond node");
+    const Json *falseGraph = field(value, pointer, "false_graph", true, "a cond node");
+    if (!pred || !trueGraph || !falseGraph)
+      return std::nullopt;
+    CondNode cond;
+    auto p = readValue(*pred, pointer + "/predicate", 0);
+    auto t = getName(*trueGraph, pointer + "/true_graph", "subgraph");
+    auto f = getName(*falseGraph, pointer + "/false_graph", "subgraph");
+    if (!p || !t || !f)
+      return std::nullopt;
+    cond.predicate = std::move(*p);
+    cond.trueGraph = *t;
+    cond.falseGraph = *f;
+    bool ok = readValues(field(value, pointer, "operands", false, "a cond node"),
+                         pointer + "/operands", cond.operands);
+    ok &= readNameList(field(value, pointer, "results", false, "a cond node"),
+                       pointer + "/results", cond.results);
+    if (!ok)
+      return std::nullopt;
+    node.body = std::move(cond);
+    return node;
+  }
+  diag.error(pointer + "/op",
+             fmt::format("unknown node op '{}'; expected kernel_call, extern_out, extern_alloc, "
+                         "fallback, multi_output, assert_size_stride, device_guard_enter, "
+                         "device_guard_exit, comment or cond",
+                         printable(*kind)));
+  return std::nullopt;
+}
+
+bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &graph,
+                       bool topLevel) {
+  if (!topLevel && !expectObject(object, pointer,
+                                 {"name", "inputs", "constants", "buffers", "nodes", "outputs"},
+                                 "a subgraph"))
+    return false;
+  std::string what = topLevel ? "a graph document" : "a subgraph";
+  if (const Json *name = field(object, pointer, "name", !topLevel, what)) {
+    if (auto n = getName(*name, pointer + "/name", "graph"))
+      graph.name = *n;
+  } else if (topLevel) {
+    graph.name = "graph";
+  }
+  // Tensor and scalar names are per graph; the same name may appear in a
+  // subgraph and in the main graph, as Inductor's buf0 does.
+  std::unordered_map<std::string, std::string> names;
+  for (const auto &[name, where] : globalNames)
+    if (where.starts_with("/symbols"))
+      names.emplace(name, where);
+  std::set<std::string> symbolInputs;
+
+  if (const Json *inputs = field(object, pointer, "inputs", false, what)) {
+    std::string ip = pointer + "/inputs";
+    if (expectType(*inputs, ip, Json::value_t::array, "an array of inputs")) {
+      for (size_t i = 0; i < inputs->size(); ++i) {
+        std::string p = child(ip, i);
+        const Json &in = (*inputs)[i];
+        if (!expectObject(in, p,
+                          {"name", "kind", "dtype", "device", "size", "stride", "offset",
+                           "mutated"},
+                          "an input"))
+          continue;
+        Input input;
+        const Json *name = field(in, p, "name", true, "an input");
+        if (!name)
+          continue;
+        auto n = getName(*name, p + "/name", "input");
+        if (!n)
+          continue;
+        input.name = *n;
+        std::string kindText = "tensor";
+        if (const Json *kind = field(in, p, "kind", false, "an input")) {
+          auto k = getString(*kind, p + "/kind");
+          if (!k)
+            continue;
+          kindText = *k;
+        }
+        if (kindText == "tensor") {
+          input.kind = InputKind::Tensor;
+          auto layout = readLayout(in, p, "a tensor input");
+          if (!layout)
+            continue;
+          input.layout = std::move(*layout);
+          if (const Json *mutated = field(in, p, "mutated", false, "an input")) {
+            if (!expectType(*mutated, p + "/mutated", Json::value_t::boolean, "a boolean"))
+              continue;
+            input.mutated = mutated->get<bool>();
+          }
+        } else if (kindText == "symbol") {
+          input.kind = InputKind::Symbol;
+          for (const char *key : {"dtype", "device", "size", "stride", "offset", "mutated"})
+            if (in.contains(key))
+              diag.error(child(p, key), fmt::format("field '{}' is not allowed in a symbol input",
+                                                    key));
+          if (!topLevel) {
+            diag.error(p + "/kind", "symbol inputs are only allowed in the top-level graph");
+            continue;
+          }
+          if (!symbolNames.count(input.name)) {
+            diag.error(p + "/name", fmt::format("symbol input '{}' is not declared in /symbols",
+                                                input.name));
+            continue;
+          }
+          if (!symbolInputs.insert(input.name).second) {
+            diag.error(p + "/name", fmt::format("symbol '{}' is an input twice", input.name));
+            continue;
+          }
+          graph.inputs.push_back(std::move(input));
+          continue;
+        } else if (kindText == "scalar") {
+          input.kind = InputKind::Scalar;
+          for (const char *key : {"device", "size", "stride", "offset", "mutated"})
+            if (in.contains(key))
+              diag.error(child(p, key), fmt::format("field '{}' is not allowed in a scalar input",
+                                                    key));
+          const Json *dtype = field(in, p, "dtype", true, "a scalar input");
+          if (!dtype)
+            continue;
+          auto d = getString(*dtype, p + "/dtype");
+          if (!d)
+            continue;
+          if (*d == "int64")
+            input.dtype = DType::Int64;
+          else if (*d == "float64")
+            input.dtype = DType::Float64;
+          else if (*d == "bool")
+            input.dtype = DType::Bool;
+          else {
+            diag.error(p + "/dtype", fmt::format("scalar input dtype '{}' is not one of int64, "
+                                                 "float64, bool",
+                                                 printable(*d)));
+            continue;
+          }
+        } else {
+          diag.error(p + "/kind", fmt::format("unknown input kind '{}'; expected tensor, symbol "
+                                              "or scalar",
+                                              printable(kindText)));
+          continue;
+        }
+        if (!claimName(input.name, p + "/name", names))
+          continue;
+        graph.inputs.push_back(std::move(input));
+      }
+    }
+  }
+
+  if (const Json *constants = field(object, pointer, "constants", false, what)) {
+    std::string cp = pointer + "/constants";
+    if (expectType(*constants, cp, Json::value_t::array, "an array of constants")) {
+      for (size_t i = 0; i < constants->size(); ++i) {
+        std::string p = child(cp, i);
+        const Json &c = (*constants)[i];
+        if (!expectObject(c, p, {"name", "dtype", "device", "size", "stride", "offset"},
+                          "a constant"))
+          continue;
+        const Json *name = field(c, p, "name", true, "a constant");
+        if (!name)
+          continue;
+        auto n = getName(*name, p + "/name", "constant");
+        auto layout = readLayout(c, p, "a constant");
+        if (!n || !layout || !claimName(*n, p + "/name", names))
+          continue;
+        graph.constants.push_back({*n, std::move(*layout)});
+      }
+    }
+  }
+
+  if (const Json *buffers = field(object, pointer, "buffers", false, what)) {
+    std::string bp = pointer + "/buffers";
+    if (expectType(*buffers, bp, Json::value_t::array, "an array of buffers")) {
+      for (size_t i = 0; i < buffers->size(); ++i) {
+        std::string p = child(bp, i);
+        const Json &b = (*buffers)[i];
+        if (!expectObject(b, p,
+                          {"name", "dtype", "device", "size", "stride", "offset", "view_of",
+                           "removed", "tuple"},
+                          "a buffer"))
+          continue;
+        Buffer buffer;
+        const Json *name = field(b, p, "name", true, "a buffer");
+        if (!name)
+          continue;
+        auto n = getName(*name, p + "/name", "buffer");
+        if (!n)
+          continue;
+        buffer.name = *n;
+        if (const Json *removed = field(b, p, "removed", false, "a buffer")) {
+          if (!expectType(*removed, p + "/removed", Json::value_t::boolean, "a boolean"))
+            continue;
+          buffer.removed = removed->get<bool>();
+        }
+        if (const Json *tuple = field(b, p, "tuple", false, "a buffer")) {
+          if (!expectType(*tuple, p + "/tuple", Json::value_t::boolean, "a boolean"))
+            continue;
+          buffer.isTuple = tuple->get<bool>();
+        }
+        if (buffer.isTuple) {
+          bool clean = true;
+          for (const char *key : {"dtype", "device", "size", "stride", "offset", "view_of",
+                                  "removed"})
+            if (b.contains(key)) {
+              diag.error(child(p, key), fmt::format("field '{}' is not allowed in a tuple buffer",
+                                                    key));
+              clean = false;
+            }
+          if (!clean)
+            continue;
+        } else {
+          auto layout = readLayout(b, p, "a buffer");
+          if (!layout)
+            continue;
+          buffer.layout = std::move(*layout);
+        }
+        if (const Json *viewOf = field(b, p, "view_of", false, "a buffer")) {
+          auto base = getName(*viewOf, p + "/view_of", "buffer");
+          if (!base)
+            continue;
+          buffer.viewOf = *base;
+        }
+        if (!claimName(buffer.name, p + "/name", names))
+          continue;
+        graph.buffers.push_back(std::move(buffer));
+      }
+    }
+  }
+
+  if (const Json *nodes = field(object, pointer, "nodes", false, what)) {
+    std::string np = pointer + "/nodes";
+    if (expectType(*nodes, np, Json::value_t::array, "an array of nodes")) {
+      graph.nodes.reserve(nodes->size());
+      for (size_t i = 0; i < nodes->size(); ++i) {
+        auto node = readNode((*nodes)[i], child(np, i));
+        if (node)
+          graph.nodes.push_back(std::move(*node));
+      }
+    }
+  }
+
+  if (const Json *outputs = field(object, pointer, "outputs", true, what)) {
+    std::string op = pointer + "/outputs";
+    if (expectType(*outputs, op, Json::value_t::array, "an array of output values")) {
+      for (size_t i = 0; i < outputs->size(); ++i) {
+        auto v = readValue((*outputs)[i], child(op, i), 0);
+        if (!v)
+          continue;
+        bool allowed = v->kind == Value::Kind::Buffer || v->kind == Value::Kind::View ||
+                       v->kind == Value::Kind::Expr || v->kind == Value::Kind::None ||
+                       v->kind == Value::Kind::Int;
+        if (!allowed) {
+          diag.error(child(op, i), "an output is {\"buffer\": ...}, {\"view\": ...}, "
+                                   "{\"expr\": ...}, an integer or null");
+          continue;
+        }
+        graph.outputs.push_back(std::move(*v));
+      }
+    }
+  }
+  return true;
+}
+
+/// Walks one graph's nodes in order, tracking which tensors are defined, and
+/// checks every reference against the graph's tables.
+void Reader::checkGraph(Graph &graph) {
+  std::unordered_map<std::string, TensorInfo> tensors;
+  for (size_t i = 0; i < graph.inputs.size(); ++i)
+    if (graph.inputs[i].kind != InputKind::Symbol)
+      tensors.emplace(graph.inputs[i].name, TensorInfo{TensorKind::Input, i});
+  for (size_t i = 0; i < graph.constants.size(); ++i)
+    tensors.emplace(graph.constants[i].name, TensorInfo{TensorKind::Constant, i});
+  for (size_t i = 0; i < graph.buffers.size(); ++i)
+    tensors.emplace(graph.buffers[i].name, TensorInfo{TensorKind::Buffer, i});
+  std::string bufferTable = graph.pointer + "/buffers";
+
+  // Named views: the base must be an owning tensor of this graph with the
+  // same dtype and device.
+  for (size_t i = 0; i < graph.buffers.size(); ++i) {
+    Buffer &buffer = graph.buffers[i];
+    if (!buffer.viewOf)
+      continue;
+    std::string p = child(bufferTable, i) + "/view_of";
+    auto it = tensors.find(*buffer.viewOf);
+    if (it == tensors.end()) {
+      diag.error(p, fmt::format("unknown buffer '{}'", *buffer.viewOf));
+      continue;
+    }
+    if (it->second.kind == TensorKind::Buffer) {
+      const Buffer &base = graph.buffers[it->second.index];
+      if (base.viewOf) {
+        diag.error(p, fmt::format("'{}' is itself a view; a view's base must own its storage",
+                                  base.name));
+        continue;
+      }
+      if (base.isTuple) {
+        diag.error(p, fmt::format("'{}' is a tuple buffer and cannot have views", base.name));
+        continue;
+      }
+      if (base.removed || buffer.removed) {
+        diag.error(p, "removed buffers cannot be views or have views");
+        continue;
+      }
+    }
+    const Layout &baseLayout = it->second.kind == TensorKind::Buffer
+                                   ? graph.buffers[it->second.index].layout
+                               : it->second.kind == TensorKind::Input
+                                   ? graph.inputs[it->second.index].layout
+                                   : graph.constants[it->second.index].layout;
+    if (baseLayout.dtype != buffer.layout.dtype || !(baseLayout.device == buffer.layout.device))
+      diag.error(p, fmt::format("view '{}' and its base '{}' differ in dtype or device",
+                                buffer.name, *buffer.viewOf));
+  }
+
+  // Definition state of every tensor name, with where it was defined.
+  std::unordered_map<std::string, std::string> defined;
+  for (const Input &input : graph.inputs)
+    if (input.kind != InputKind::Symbol)
+      defined.emplace(input.name, graph.pointer + "/inputs");
+  for (const Constant &constant : graph.constants)
+    defined.emplace(constant.name, graph.pointer + "/constants");
+
+  auto lookup = [&](const std::string &name, const std::string &pointer) -> const TensorInfo * {
+    auto it = tensors.find(name);
+    if (it == tensors.end()) {
+      diag.error(pointer, fmt::format("unknown buffer '{}'", name));
+      return nullptr;
+    }
+    return &it->second;
+  };
+  auto isRemoved = [&](const TensorInfo &info) {
+    return info.kind == TensorKind::Buffer && graph.buffers[info.index].removed;
+  };
+  auto isTuple = [&](const std::string &name) {
+    auto it = tensors.find(name);
+    return it != tensors.end() && it->second.kind == TensorKind::Buffer &&
+           graph.buffers[it->second.index].isTuple;
+  };
+  // A tuple buffer may only be returned by an op, unpacked, or returned from
+  // the graph; anything else needs one tensor.
+  auto rejectTuple = [&](const std::string &name, const std::string &pointer) {
+    if (!isTuple(name))
+      return false;
+    diag.error(pointer, fmt::format("buffer '{}' is a tuple of tensors; unpack it with a "
+                                    "multi_output node first",
+                                    name));
+    return true;
+  };
+  auto baseOf = [&](const std::string &name) -> std::string {
+    auto it = tensors.find(name);
+    if (it != tensors.end() && it->second.kind == TensorKind::Buffer &&
+        graph.buffers[it->second.index].viewOf)
+      return *graph.buffers[it->second.index].viewOf;
+    return name;
+  };
+  auto use = [&](const std::string &name, const std::string &pointer) {
+    const TensorInfo *info = lookup(name, pointer);
+    if (!info)
+      return;
+    if (isRemoved(*info)) {
+      diag.error(pointer, fmt::format("buffer '{}' was removed by fusion and cannot be used",
+                                      name));
+      return;
+    }
+    std::string base = baseOf(name);
+    if (!defined.count(name) && !defined.count(base))
+      diag.error(pointer, fmt::format("buffer '{}' is used before it is defined", name));
+  };
+  auto define = [&](const std::string &name, const std::string &pointer, bool overwrite) {
+    const TensorInfo *info = lookup(name, pointer);
+    if (!info)
+      return;
+    if (isRemoved(*info)) {
+      diag.error(pointer, fmt::format("buffer '{}' was removed by fusion and cannot be written",
+                                      name));
+      return;
+    }
+    if (info->kind == TensorKind::Constant) {
+      diag.error(pointer, fmt::format("constant '{}' cannot be written", name));
+      return;
+    }
+    if (info->kind == TensorKind::Input && !graph.inputs[info->index].mutated) {
+      diag.error(pointer, fmt::format("input '{}' is written but not marked \"mutated\": true",
+                                      name));
+      return;
+    }
+    auto [it, inserted] = defined.emplace(name, pointer);
+    if (!inserted && !overwrite)
+      diag.error(pointer, fmt::format("buffer '{}' is defined twice; first at {}", name,
+                                      it->second));
+    std::string base = baseOf(name);
+    if (base != name)
+      defined.emplace(base, pointer);
+  };
+  auto useValue = [&](const Value &value, const std::string &pointer, auto &self) -> void {
+    switch (value.kind) {
+    case Value::Kind::Buffer:
+      use(value.text, pointer + "/buffer");
+      break;
+    case Value::Kind::View:
+      use(value.view->base, pointer + "/view/base");
+      break;
+    case Value::Kind::List:
+    case Value::Kind::Tuple:
+      for (size_t i = 0; i < value.items.size(); ++i)
+        self(value.items[i], child(pointer, i), self);
+      break;
+    default:
+      break;
+    }
+  };
+
+  int guardDepth = 0;
+  for (Node &node : graph.nodes) {
+    const std::string &p = node.pointer;
+    if (auto *call = std::get_if<KernelCallNode>(&node.body)) {
+      const Kernel *kernel = doc->findKernel(call->kernel);
+      if (!kernel) {
+        diag.error(p + "/kernel", fmt::format("unknown kernel '{}'; expected the name of an entry "
+                                              "in /kernels",
+                                              call->kernel));
+        continue;
+      }
+      if (!kernel->configs.empty() && call->config >= kernel->configs.size())
+        diag.error(p + "/config", fmt::format("config index {} is out of range; kernel '{}' has "
+                                              "{} configs",
+                                              call->config, kernel->name, kernel->configs.size()));
+      if (kernel->language == KernelLanguage::Triton) {
+        if (kernel->gridType == GridType::FixedGrid && !call->grid)
+          diag.error(p, fmt::format("missing field 'grid' in a call of FixedGrid kernel '{}'",
+                                    kernel->name));
+        if (kernel->gridType != GridType::FixedGrid && call->grid)
+          diag.error(p + "/grid", "a call carries a grid only for kernels with grid_type "
+                                  "FixedGrid");
+      }
+      std::set<std::string> seenNumels;
+      for (const auto &[name, expr] : call->numels)
+        if (!seenNumels.insert(name).second)
+          diag.error(p + "/numels", fmt::format("numel '{}' appears twice", name));
+      // Reads happen before writes within one launch.
+      for (size_t i = 0; i < call->args.size(); ++i) {
+        const KernelArg &arg = call->args[i];
+        std::string ap = child(p + "/args", i);
+        if (arg.role != ArgRole::Size && arg.role != ArgRole::Scalar &&
+            rejectTuple(arg.buffer, ap + (arg.view ? "/view/base" : "/buffer")))
+          continue;
+        if (arg.role == ArgRole::Input || arg.role == ArgRole::InOut)
+          use(arg.buffer, ap + (arg.view ? "/view/base" : "/buffer"));
+        if (arg.role == ArgRole::Removed) {
+          const TensorInfo *info = lookup(arg.buffer, ap + "/buffer");
+          if (info && !isRemoved(*info))
+            diag.error(ap + "/buffer",
+                       fmt::format("argument has role 'removed' but buffer '{}' is not marked "
+                                   "\"removed\": true",
+                                   arg.buffer));
+        }
+      }
+      for (size_t i = 0; i < call->args.size(); ++i) {
+        const KernelArg &arg = call->args[i];
+        std::string ap = child(p + "/args", i);
+        if (isTuple(arg.buffer))
+          continue;
+        if (arg.role == ArgRole::Output)
+          define(arg.buffer, ap + (arg.view ? "/view/base" : "/buffer"), true);
+        if (arg.role == ArgRole::InOut) {
+          define(arg.buffer, ap + "/buffer", true);
+          if (!arg.result.empty()) {
+            const TensorInfo *in = lookup(arg.buffer, ap + "/buffer");
+            const TensorInfo *out = lookup(arg.result, ap + "/result");
+            if (in && out && out->kind != TensorKind::Buffer)
+              diag.error(ap + "/result", fmt::format("'{}' is not a buffer", arg.result));
+            else if (in && out && in->kind != TensorKind::Buffer)
+              diag.error(ap + "/buffer",
+                         fmt::format("only a buffer can be reused in place; '{}' is an input or "
+                                     "constant",
+                                     arg.buffer));
+            else if (in && out) {
+              const Layout &a = graph.buffers[in->index].layout;
+              const Layout &b = graph.buffers[out->index].layout;
+              if (a.dtype != b.dtype || !(a.device == b.device))
+                diag.error(ap + "/result",
+                           fmt::format("in-place result '{}' differs from '{}' in dtype or device",
+                                       arg.result, arg.buffer));
+              define(arg.result, ap + "/result", false);
+            }
+          }
+        }
+      }
+    } else if (auto *ext = std::get_if<ExternNode>(&node.body)) {
+      for (size_t i = 0; i < ext->args.size(); ++i)
+        useValue(ext->args[i], child(p + "/args", i), useValue);
+      for (const auto &[key, value] : ext->kwargs)
+        useValue(value, child(p + "/kwargs", key), useValue);
+      for (size_t i = 0; i < ext->mutated.size(); ++i) {
+        use(ext->mutated[i], child(p + "/mutated", i));
+        define(ext->mutated[i], child(p + "/mutated", i), true);
+      }
+      if (ext->out) {
+        const std::string &name =
+            ext->out->kind == Value::Kind::View ? ext->out->view->base : ext->out->text;
+        if (!rejectTuple(name, p + "/out"))
+          define(name, p + "/out", true);
+      }
+      if (ext->result)
+        define(*ext->result, p + "/result", false);
+    } else if (auto *mo = std::get_if<MultiOutputNode>(&node.body)) {
+      use(mo->source, p + "/source");
+      if (!isTuple(mo->source))
+        diag.error(p + "/source", fmt::format("multi_output source '{}' is not a tuple buffer "
+                                              "(\"tuple\": true)",
+                                              mo->source));
+      define(mo->result, p + "/result", false);
+    } else if (auto *as = std::get_if<AssertSizeStrideNode>(&node.body)) {
+      if (!rejectTuple(as->buffer, p + "/buffer"))
+        use(as->buffer, p + "/buffer");
+    } else if (std::holds_alternative<DeviceGuardEnterNode>(node.body)) {
+      ++guardDepth;
+    } else if (std::holds_alternative<DeviceGuardExitNode>(node.body)) {
+      if (--guardDepth < 0) {
+        diag.error(p, "device_guard_exit without a matching device_guard_enter");
+        guardDepth = 0;
+      }
+    } else if (auto *cond = std::get_if<CondNode>(&node.body)) {
+      useValue(cond->predicate, p + "/predicate", useValue);
+      for (size_t i = 0; i < cond->operands.size(); ++i)
+        useValue(cond->operands[i], child(p + "/operands", i), useValue);
+      for (const std::string *name : {&cond->trueGraph, &cond->falseGraph}) {
+        std::string gp = p + (name == &cond->trueGraph ? "/true_graph" : "/false_graph");
+        const Graph *sub = doc->findSubgraph(*name);
+        if (!sub) {
+          diag.error(gp, fmt::format("unknown subgraph '{}'", *name));
+          continue;
+        }
+        if (sub == &graph) {
+          diag.error(gp, fmt::format("subgraph '{}' calls itself", *name));
+          continue;
+        }
+        if (sub->inputs.size() != cond->operands.size())
+          diag.error(gp, fmt::format("subgraph '{}' takes {} inputs but the cond passes {}",
+                                     *name, sub->inputs.size(), cond->operands.size()));
+        if (sub->outputs.size() != cond->results.size())
+          diag.error(gp, fmt::format("subgraph '{}' returns {} outputs but the cond has {} results",
+                                     *name, sub->outputs.size(), cond->results.size()));
+      }
+      for (size_t i = 0; i < cond->results.size(); ++i)
+        define(cond->results[i], child(p + "/results", i), false);
+    }
+  }
+  if (guardDepth != 0)
+    diag.error(graph.pointer + "/nodes", "a device_guard_enter has no matching device_guard_exit");
+
+  for (size_t i = 0; i < graph.outputs.size(); ++i) {
+    std::string p = child(graph.pointer + "/outputs", i);
+    useValue(graph.outputs[i], p, useValue);
+  }
+}
+
+} // namespace
+
+std::unique_ptr<Document> readDocument(std::string_view text, DiagnosticEngine &diag,
+                                       const ReaderLimits &limits) {
+  Reader reader(diag, limits);
+  return reader.read(text);
+}
+
+} // namespace wirc::graph

@@ -1,0 +1,164 @@
+//===- FoldLaunchGrids.cpp - Per-config launch grids ----------------------===//
+//
+// Inductor computes a Triton launch's grid inside the launcher, once per
+// config, from the kernel's numels and the config's block sizes (PyTorch PRs
+// 147583 / 148305). wirc computes the same grids once, in the IR, so the
+// Python, C++ and FX emitters print one shared result. A block size the
+// config does not define (a persistent reduction's R0_BLOCK) leaves the numel
+// undivided, as Inductor's GridExpr does.
+//
+//===----------------------------------------------------------------------===//
+#include "wirc/passes/Pass.h"
+
+#include <fmt/format.h>
+
+namespace wirc::passes {
+
+namespace {
+
+using namespace wirc::ir;
+
+/// CUDA's limit on gridDim.y and gridDim.z.
+constexpr int64_t kMaxGridYZ = 65535;
+
+class GridFolder {
+public:
+  GridFolder(const KernelCallLine &call, const graph::Kernel &kernel, PassContext &ctx)
+      : call(call), kernel(kernel), ctx(ctx), configsPointer(fmt::format("/kernels/{}/configs", call.kernel)) {}
+
+  std::optional<Grid> fold(const graph::KernelConfig &config, size_t configIndex);
+
+private:
+  const KernelCallLine &call;
+  const graph::Kernel &kernel;
+  PassContext &ctx;
+  std::string configsPointer; ///< kernels keep their document order in the module
+  bool ok = true;
+
+  std::optional<sym::Expr> numel(std::string_view name) {
+    for (const auto &[key, value] : call.numels)
+      if (key == name)
+        return value;
+    return std::nullopt;
+  }
+
+  sym::Expr requireNumel(std::string_view name) {
+    if (auto n = numel(name))
+      return *n;
+    ctx.diag.error(call.origin + "/numels",
+                   fmt::format("a launch of '{}' (grid type {}) needs numel '{}'", kernel.name,
+                               graph::gridTypeName(kernel.gridType), name));
+    ok = false;
+    return sym::Expr(1);
+  }
+
+  static sym::Expr ceilDivBy(const sym::Expr &n, std::optional<int64_t> block) {
+    if (!block || *block == 1)
+      return n;
+    return sym::ceilDiv(n, sym::Expr(*block));
+  }
+};
+
+std::optional<Grid> GridFolder::fold(const graph::KernelConfig &config, size_t configIndex) {
+  auto block = [&](std::string_view name) -> std::optional<int64_t> {
+    auto b = config.kwarg(name);
+    if (b && *b <= 0) {
+      ctx.diag.error(fmt::format("{}/{}/kwargs/{}", configsPointer, configIndex, name),
+                     fmt::format("block size {} must be positive", name));
+      ok = false;
+      return std::nullopt;
+    }
+    return b;
+  };
+  Grid grid{sym::Expr(1), sym::Expr(1), sym::Expr(1)};
+  switch (kernel.gridType) {
+  case graph::GridType::Grid1D:
+    grid[0] = ceilDivBy(requireNumel("xnumel"), block("XBLOCK"));
+    break;
+  case graph::GridType::Grid2D:
+    grid[0] = ceilDivBy(requireNumel("xnumel"), block("XBLOCK"));
+    grid[1] = ceilDivBy(requireNumel("ynumel"), block("YBLOCK"));
+    break;
+  case graph::GridType::Grid3D:
+  case graph::GridType::BatchMatmulGrid3D:
+    grid[0] = ceilDivBy(requireNumel("xnumel"), block("XBLOCK"));
+    grid[1] = ceilDivBy(requireNumel("ynumel"), block("YBLOCK"));
+    grid[2] = ceilDivBy(requireNumel("znumel"), block("ZBLOCK"));
+    break;
+  case graph::GridType::Grid2DWithYZOverflow: {
+    // y blocks beyond 65535 are split over z; the kernel recombines them.
+    grid[0] = ceilDivBy(requireNumel("xnumel"), block("XBLOCK"));
+    sym::Expr yBlocks = ceilDivBy(requireNumel("ynumel"), block("YBLOCK"));
+    sym::Expr zSlices = sym::ceilDiv(yBlocks, sym::Expr(kMaxGridYZ));
+    grid[1] = sym::ceilDiv(yBlocks, zSlices);
+    grid[2] = zSlices;
+    break;
+  }
+  case graph::GridType::CooperativeReductionGrid: {
+    auto rsplit = block("RSPLIT");
+    if (!rsplit) {
+      ctx.diag.error(fmt::format("{}/{}", configsPointer, configIndex),
+                     "a CooperativeReductionGrid config needs RSPLIT in its kwargs");
+      ok = false;
+      rsplit = 1;
+    }
+    grid[0] = sym::Expr(*rsplit);
+    grid[1] = ceilDivBy(requireNumel("xnumel"), block("XBLOCK"));
+    break;
+  }
+  case graph::GridType::SplitScanGrid: {
+    auto xblock = block("XBLOCK");
+    if (xblock && *xblock != 1) {
+      ctx.diag.error(fmt::format("{}/{}/kwargs/XBLOCK", configsPointer, configIndex),
+                     "a SplitScanGrid config must have XBLOCK 1 or none");
+      ok = false;
+    }
+    grid[0] = ceilDivBy(requireNumel("r0_numel"), block("R0_BLOCK"));
+    grid[1] = requireNumel("xnumel");
+    break;
+  }
+  case graph::GridType::FixedGrid:
+    if (!call.fixedGrid)
+      throw InternalError("FixedGrid call without a grid after validation");
+    grid = *call.fixedGrid;
+    break;
+  case graph::GridType::PrecomputedGrid:
+    if (!config.grid)
+      throw InternalError("PrecomputedGrid config without a grid after validation");
+    grid = Grid{(*config.grid)[0], (*config.grid)[1], (*config.grid)[2]};
+    break;
+  }
+  if (!ok)
+    return std::nullopt;
+  for (sym::Expr &dim : grid)
+    dim = sym::simplify(dim);
+  return grid;
+}
+
+} // namespace
+
+bool foldLaunchGrids(Module &module, PassContext &ctx) {
+  bool ok = true;
+  for (Function &function : module.functions) {
+    for (Line &line : function.lines) {
+      auto *call = std::get_if<KernelCallLine>(&line);
+      if (!call)
+        continue;
+      const graph::Kernel &kernel = module.kernel(call->kernel);
+      call->grids.clear();
+      GridFolder folder(*call, kernel, ctx);
+      for (size_t c = 0; c < kernel.configs.size(); ++c) {
+        auto grid = folder.fold(kernel.configs[c], c);
+        if (!grid) {
+          ok = false;
+          call->grids.clear();
+          break;
+        }
+        call->grids.push_back(std::move(*grid));
+      }
+    }
+  }
+  return ok;
+}
+
+} // namespace wirc::passes

@@ -1,0 +1,122 @@
+//===- Names.cpp ----------------------------------------------------------===//
+#include "wirc/support/Names.h"
+
+#include <algorithm>
+#include <array>
+
+#include <fmt/format.h>
+
+namespace wirc {
+
+namespace {
+// Sorted, for binary search.
+constexpr std::array<std::string_view, 35> kPythonKeywords = {
+    "False",  "None",   "True",    "and",      "as",       "assert", "async",
+    "await",  "break",  "class",   "continue", "def",      "del",    "elif",
+    "else",   "except", "finally", "for",      "from",     "global", "if",
+    "import", "in",     "is",      "lambda",   "nonlocal", "not",    "or",
+    "pass",   "raise",  "return",  "try",      "while",    "with",   "yield"};
+
+constexpr std::array<std::string_view, 92> kCppKeywords = {
+    "alignas",      "alignof",     "and",          "and_eq",
+    "asm",          "auto",        "bitand",       "bitor",
+    "bool",         "break",       "case",         "catch",
+    "char",         "char16_t",    "char32_t",     "char8_t",
+    "class",        "co_await",    "co_return",    "co_yield",
+    "compl",        "concept",     "const",        "const_cast",
+    "consteval",    "constexpr",   "constinit",    "continue",
+    "decltype",     "default",     "delete",       "do",
+    "double",       "dynamic_cast", "else",        "enum",
+    "explicit",     "export",      "extern",       "false",
+    "float",        "for",         "friend",       "goto",
+    "if",           "inline",      "int",          "long",
+    "mutable",      "namespace",   "new",          "noexcept",
+    "not",          "not_eq",      "nullptr",      "operator",
+    "or",           "or_eq",       "private",      "protected",
+    "public",       "register",    "reinterpret_cast", "requires",
+    "return",       "short",       "signed",       "sizeof",
+    "static",       "static_assert", "static_cast", "struct",
+    "switch",       "template",    "this",         "thread_local",
+    "throw",        "true",        "try",          "typedef",
+    "typeid",       "typename",    "union",        "unsigned",
+    "using",        "virtual",     "void",         "volatile",
+    "wchar_t",      "while",       "xor",          "xor_eq"};
+
+// Names the emitted wrappers bind themselves (Python module globals and the
+// locals of call(), C++ wrapper locals). A graph name equal to one of these
+// would shadow or be shadowed by wrapper code.
+constexpr std::array<std::string_view, 30> kWrapperNames = {
+    "args", "assert_size_stride", "async_compile", "aten",
+    "benchmark_compiled_module", "c_int", "c_long", "c_void_p", "call",
+    "device", "empty_strided", "empty_strided_cpu", "empty_strided_cuda",
+    "extern_kernels", "get_raw_stream", "grid", "math", "operator", "os",
+    "random", "reinterpret_tensor", "stream", "stream0", "tempfile", "tl",
+    "torch", "triton", "wirc", "wirc_rt", "workspace"};
+
+bool sortedContains(const auto &table, std::string_view name) {
+  return std::binary_search(table.begin(), table.end(), name);
+}
+} // namespace
+
+bool isPlainIdentifier(std::string_view name) {
+  if (name.empty())
+    return false;
+  auto isAlpha = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  };
+  if (!isAlpha(name[0]))
+    return false;
+  return std::all_of(name.begin() + 1, name.end(),
+                     [&](char c) { return isAlpha(c) || (c >= '0' && c <= '9'); });
+}
+
+std::optional<std::string> checkIdentifier(std::string_view name) {
+  if (name.empty())
+    return std::string("is empty");
+  if (name.size() > kMaxNameLength)
+    return fmt::format("is longer than {} characters", kMaxNameLength);
+  if (!isPlainIdentifier(name))
+    return std::string("is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
+  if (sortedContains(kPythonKeywords, name))
+    return std::string("is a Python keyword");
+  if (sortedContains(kCppKeywords, name))
+    return std::string("is a C++ keyword");
+  if (sortedContains(kWrapperNames, name))
+    return std::string("is reserved for the emitted wrapper's own names");
+  // Leading double underscores are reserved in C++ and mangled in Python
+  // classes; names of the form wirc_* are the wrappers' own.
+  if (name.starts_with("__"))
+    return std::string("starts with '__', which is reserved");
+  if (name.starts_with("wirc_"))
+    return std::string("starts with 'wirc_', which is reserved for wirc");
+  return std::nullopt;
+}
+
+std::string pythonStringLiteral(std::string_view text) {
+  std::string out = "'";
+  for (unsigned char c : text) {
+    switch (c) {
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\'':
+      out += "\\'";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    default:
+      if (c < 0x20 || c >= 0x7f)
+        out += fmt::format("\\x{:02x}", c);
+      else
+        out += static_cast<char>(c);
+    }
+  }
+  out += "'";
+  return out;
+}
+
+} // namespace wirc

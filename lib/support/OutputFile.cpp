@@ -1,0 +1,93 @@
+//===- OutputFile.cpp -----------------------------------------------------===//
+#include "wirc/support/OutputFile.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace wirc {
+
+static bool writeAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return false;
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+std::string writeFileAtomically(const std::string &path, std::string_view contents) {
+  if (path == "-") {
+    if (!writeAll(STDOUT_FILENO, contents))
+      return fmt::format("cannot write to standard output: {}", std::strerror(errno));
+    return {};
+  }
+  std::filesystem::path target(path);
+  std::filesystem::path dir = target.parent_path();
+  std::string tmpl =
+      (dir.empty() ? std::filesystem::path(".") : dir) / ("." + target.filename().string() + ".tmp-XXXXXX");
+  int fd = ::mkstemp(tmpl.data());
+  if (fd < 0)
+    return fmt::format("cannot create a temporary file next to '{}': {}", path,
+                       std::strerror(errno));
+  // mkstemp creates 0600; give the output the permissions a plain create would.
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  bool ok = writeAll(fd, contents);
+  int savedErrno = errno;
+  ok = (::close(fd) == 0) && ok;
+  if (!ok) {
+    ::unlink(tmpl.c_str());
+    return fmt::format("cannot write '{}': {}", path, std::strerror(savedErrno));
+  }
+  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
+    savedErrno = errno;
+    ::unlink(tmpl.c_str());
+    return fmt::format("cannot write '{}': {}", path, std::strerror(savedErrno));
+  }
+  return {};
+}
+
+std::string readWholeFile(const std::string &path, std::string &contents) {
+  contents.clear();
+  int fd = path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return fmt::format("cannot open '{}': {}", path, std::strerror(errno));
+  struct stat st {};
+  if (path != "-" && ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return fmt::format("cannot read '{}': is a directory", path);
+  }
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n == 0)
+      break;
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      int savedErrno = errno;
+      if (path != "-")
+        ::close(fd);
+      return fmt::format("cannot read '{}': {}", path, std::strerror(savedErrno));
+    }
+    contents.append(buffer, static_cast<size_t>(n));
+  }
+  if (path != "-")
+    ::close(fd);
+  return {};
+}
+
+} // namespace wirc

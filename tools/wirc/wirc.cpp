@@ -1,0 +1,131 @@
+//===- wirc.cpp - The wirc driver -----------------------------------------===//
+//
+// Flags in, library calls out. Everything else lives in lib/.
+//
+//===----------------------------------------------------------------------===//
+#include "wirc/driver/Compiler.h"
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <iostream>
+#include <new>
+
+namespace {
+
+int toInt(wirc::ExitCode code) { return static_cast<int>(code); }
+
+void printDiagnostic(const wirc::Diagnostic &diag) {
+  std::string line = wirc::formatDiagnostic(diag) + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
+std::string passList() {
+  std::string out;
+  for (const wirc::passes::PassInfo &pass : wirc::passes::allPasses())
+    out += fmt::format("  {:<20} {}\n", pass.name, pass.summary);
+  return out;
+}
+
+int run(int argc, char **argv) {
+  // Logs are developer output and go to stderr; stdout carries only the
+  // emitted artifact.
+  auto logger = spdlog::stderr_color_mt("wirc");
+  logger->set_pattern("wirc: %l: %v");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::warn);
+
+  CLI::App app{"wirc: a compiler driver for PyTorch Inductor's wrapper stage.\n"
+               "Reads a scheduled Inductor graph (graph format v1), builds Wrapper IR,\n"
+               "runs its passes and emits FX, Python or C++.",
+               "wirc"};
+  app.set_version_flag("--version", wirc::versionString());
+  bool listPasses = false;
+  app.add_flag("--list-passes", listPasses, "List the registered passes and exit");
+  std::string logLevel = "warn";
+  app.add_option("--log-level", logLevel, "Log verbosity on stderr")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
+      ->default_str("warn");
+
+  wirc::CompileRequest request;
+  CLI::App *compile = app.add_subcommand("compile", "Compile a graph-format file");
+  compile->add_option("input", request.inputPath, "Graph file ('-' for stdin)")->required();
+  compile->add_option("-o,--output", request.outputPath, "Output file ('-' for stdout)")
+      ->default_str("-");
+  std::string emitName = "fx";
+  std::vector<std::string> emitNames;
+  for (const wirc::emit::EmitKindInfo &info : wirc::emit::emitKinds())
+    emitNames.emplace_back(info.name);
+  compile->add_option("--emit", emitName, "What to emit")
+      ->check(CLI::IsMember(emitNames))
+      ->default_str("fx");
+  compile->add_flag("--print-ir", request.printIR,
+                    "Write the Wrapper IR after the pipeline instead of emitting");
+  std::vector<std::string> passNames;
+  for (const wirc::passes::PassInfo &pass : wirc::passes::allPasses())
+    passNames.emplace_back(pass.name);
+  compile->add_option("--print-after", request.instrumentation.printAfter,
+                      "Print the Wrapper IR to stderr after these passes (comma-separated)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(passNames));
+  compile->add_flag("--print-after-all", request.instrumentation.printAfterAll,
+                    "Print the Wrapper IR to stderr after every pass");
+  compile->add_flag("--time-passes", request.instrumentation.timePasses,
+                    "Print the time each pass takes to stderr");
+  compile->add_flag("--fx-legacy-grid", request.emitOptions.fxLegacyGrid,
+                    "FX: print a static launch's grid as its numels, the form of PyTorch PR "
+                    "146942's example graphs");
+  bool noSizeAsserts = false;
+  compile->add_flag("--no-size-asserts", noSizeAsserts,
+                    "Do not check input and extern-output sizes and strides at run time");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
+      return app.exit(e);
+    std::fprintf(stderr, "wirc: error: %s\nwirc: note: run 'wirc --help' for usage\n", e.what());
+    return toInt(wirc::ExitCode::UsageError);
+  }
+  spdlog::set_level(spdlog::level::from_str(logLevel));
+
+  if (listPasses) {
+    std::fputs(passList().c_str(), stdout);
+    return 0;
+  }
+  if (!compile->parsed()) {
+    std::fputs(app.help().c_str(), stderr);
+    return toInt(wirc::ExitCode::UsageError);
+  }
+
+  request.emit = wirc::emit::findEmitKind(emitName)->kind;
+  request.options.sizeAsserts = !noSizeAsserts;
+  request.instrumentation.print = [](std::string_view text) {
+    std::fwrite(text.data(), 1, text.size(), stderr);
+  };
+  wirc::DiagnosticEngine diag(printDiagnostic);
+  wirc::ExitCode code = wirc::compile(request, diag);
+  if (diag.numErrors() > wirc::DiagnosticEngine::kMaxReportedErrors)
+    std::fprintf(stderr, "wirc: note: %u more errors not shown\n",
+                 diag.numErrors() - wirc::DiagnosticEngine::kMaxReportedErrors);
+  return toInt(code);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  try {
+    return run(argc, argv);
+  } catch (const wirc::InternalError &e) {
+    std::fprintf(stderr, "wirc: internal error: %s\nwirc: note: this is a bug in wirc; please "
+                         "report it with the input graph\n",
+                 e.what());
+  } catch (const std::bad_alloc &) {
+    std::fprintf(stderr, "wirc: internal error: out of memory\n");
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "wirc: internal error: %s\n", e.what());
+  }
+  return toInt(wirc::ExitCode::InternalError);
+}
