@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <unordered_map>
 #include <unordered_set>
@@ -47,6 +48,9 @@ struct SideTables {
   std::unordered_map<KernelId, unsigned> kernelIndex;
   unsigned nextKernelIndex = 0;
   unsigned nextConstantArgsIndex = 0;
+  /// Precomputed symbols (ks0 = s0*s1) have no FX node of their own; their
+  /// expressions are printed in their place.
+  std::map<std::string, sym::Expr, std::less<>> precomputed;
 };
 
 class FxGraphPrinter {
@@ -101,7 +105,11 @@ private:
     return ref(it->second);
   }
 
-  static std::string expr(const sym::Expr &e) { return sym::printFx(e); }
+  std::string expr(const sym::Expr &e) const {
+    if (tables.precomputed.empty())
+      return sym::printFx(e);
+    return sym::printFx(sym::substitute(e, tables.precomputed));
+  }
 
   static std::string tupleOf(const std::vector<std::string> &items) {
     if (items.size() == 1)
@@ -119,7 +127,7 @@ private:
     return s + "]";
   }
 
-  static std::vector<std::string> exprs(const std::vector<sym::Expr> &list) {
+  std::vector<std::string> exprs(const std::vector<sym::Expr> &list) const {
     std::vector<std::string> out;
     for (const sym::Expr &e : list)
       out.push_back(expr(e));
@@ -128,8 +136,8 @@ private:
 
   /// (size, stride) as FX prints them for Inductor: tuples, or lists when a
   /// stride is symbolic.
-  static std::pair<std::string, std::string> sizeStride(const std::vector<sym::Expr> &size,
-                                                        const std::vector<sym::Expr> &stride) {
+  std::pair<std::string, std::string> sizeStride(const std::vector<sym::Expr> &size,
+                                                 const std::vector<sym::Expr> &stride) const {
     bool symbolicStride = std::any_of(stride.begin(), stride.end(),
                                       [](const sym::Expr &e) { return !e.isConstant(); });
     if (symbolicStride)
@@ -522,6 +530,9 @@ std::string FxGraphPrinter::print() {
 
 std::string emitFx(const Module &module, const EmitOptions &options) {
   SideTables tables;
+  for (const graph::Symbol &symbol : module.symbols)
+    if (symbol.expr)
+      tables.precomputed.emplace(symbol.name, sym::substitute(*symbol.expr, tables.precomputed));
   std::string out = FxGraphPrinter(module, module.main(), tables, options).print();
   for (size_t f = 1; f < module.functions.size(); ++f)
     out += fmt::format("\n# subgraph {}\n{}", module.functions[f].name,

@@ -213,8 +213,13 @@ private:
   /// With \p nonNegative, a constant below zero is an error.
   std::optional<sym::Expr> getExpr(const Json &value, std::string_view pointer,
                                    std::string_view what, bool nonNegative) {
-    if (value.is_number_integer() || value.is_number_unsigned()) {
-      auto v = getInt(value, pointer, nonNegative ? 0 : std::numeric_limits<int64_t>::min(),
+    if (value.is_number()) {
+      if (nonNegative && value.is_number_integer() && value.get<int64_t>() < 0) {
+        diag.error(pointer, fmt::format("{} {} is negative; expected 0 or more", what,
+                                        value.get<int64_t>()));
+        return std::nullopt;
+      }
+      auto v = getInt(value, pointer, std::numeric_limits<int64_t>::min(),
                       std::numeric_limits<int64_t>::max(), what);
       if (!v)
         return std::nullopt;

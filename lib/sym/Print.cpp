@@ -128,8 +128,8 @@ private:
       else
         s = print(t);
       // Subtracting INT64_MIN's magnitude would not parse back; add it.
-      bool keepSign = canonical && ((t.isConstant() && intValue(t) == INT64_MIN) ||
-                                    coefficientOf(t) == INT64_MIN);
+      bool keepSign = (t.isConstant() && intValue(t) == INT64_MIN) ||
+                      coefficientOf(t) == INT64_MIN;
       if (first) {
         out += s;
       } else if (s[0] == '-' && !keepSign) {

@@ -1,0 +1,510 @@
+//===- test/unit/SymTest.cpp - wirc::sym parser, printers, evaluation -----===//
+
+#include "wirc/sym/Expr.h"
+
+#include <catch2/catch.hpp>
+
+#include <climits>
+#include <string>
+#include <unordered_set>
+
+using namespace wirc::sym;
+
+namespace {
+
+Expr sym(std::string_view name) { return Expr::symbol(name); }
+
+Expr parse(std::string_view text) {
+  ParseError err;
+  std::optional<Expr> e = parseExpr(text, err);
+  INFO("text: " << text << "  error@" << err.offset << ": " << err.message);
+  REQUIRE(e.has_value());
+  return *e;
+}
+
+int64_t eval(const Expr &e, const SymbolValues &values = {}) {
+  std::string error;
+  std::optional<int64_t> v = evaluate(e, values, error);
+  INFO("expr: " << toString(e) << "  error: " << error);
+  REQUIRE(v.has_value());
+  return *v;
+}
+
+ParseError parseFailure(std::string_view text) {
+  ParseError err;
+  std::optional<Expr> e = parseExpr(text, err);
+  INFO("text: " << text);
+  REQUIRE_FALSE(e.has_value());
+  return err;
+}
+
+} // namespace
+
+TEST_CASE("sym: basic values", "[sym]") {
+  Expr zero;
+  CHECK(zero.isConstant());
+  CHECK(zero.constant() == 0);
+  Expr five = 5;
+  CHECK(five.constant() == 5);
+  CHECK_FALSE(five.isSymbol());
+  Expr s0 = sym("s0");
+  CHECK(s0.isSymbol());
+  CHECK_FALSE(s0.isConstant());
+  CHECK(s0.symbolName() == "s0");
+  CHECK_FALSE(s0.constant().has_value());
+  CHECK(s0 == sym("s0"));
+  CHECK(s0 != sym("s1"));
+  CHECK(s0.hash() == sym("s0").hash());
+  CHECK(Expr(3).hash() == Expr(3).hash());
+  CHECK((s0 + 1).kind() == ExprKind::Add);
+  CHECK((s0 + 1).operands().size() == 2);
+}
+
+TEST_CASE("sym: canonicalisation", "[sym]") {
+  Expr s0 = sym("s0"), s1 = sym("s1"), s2 = sym("s2");
+
+  SECTION("constant folding and identities") {
+    CHECK((Expr(2) + 3) == 5);
+    CHECK((s0 + 0) == s0);
+    CHECK((s0 * 1) == s0);
+    CHECK((s0 * 0) == 0);
+    CHECK((s0 - s0) == 0);
+    CHECK(floorDiv(s0, 1) == s0);
+    CHECK(floorDiv(0, s0) == 0);
+    CHECK(floorDiv(7, -2) == -4);
+    CHECK(ceilDiv(7, 2) == 4);
+    CHECK(mod(-7, 3) == 2);
+    CHECK(mod(7, -3) == -2);
+    CHECK(pow(s0, 0) == 1);
+    CHECK(pow(s0, 1) == s0);
+    CHECK(pow(3, 4) == 81);
+    CHECK(min(3, 5) == 3);
+    CHECK(max(3, 5) == 5);
+  }
+
+  SECTION("like terms and powers") {
+    CHECK(2 * s0 + 3 * s0 == 5 * s0);
+    CHECK(s0 * s0 == pow(s0, 2));
+    CHECK(pow(s0, 2) * s0 == pow(s0, 3));
+    CHECK(pow(pow(s0, 2), 3) == pow(s0, 6));
+    CHECK(pow(2 * s0, 2) == 4 * pow(s0, 2));
+    CHECK(s0 + s1 == s1 + s0);
+    CHECK(s0 * s1 == s1 * s0);
+    CHECK((s0 + s1) + s2 == s0 + (s1 + s2));
+    CHECK(2 * (s0 + 1) == 2 * s0 + 2);
+    CHECK(-(s0 + 1) == -s0 - 1);
+  }
+
+  SECTION("division rewrites") {
+    CHECK(floorDiv(2 * s0, 2) == s0);
+    CHECK(floorDiv(4 * s0 + 8, 4) == s0 + 2);
+    CHECK(floorDiv(2 * s0 + s1, 2) == s0 + floorDiv(s1, 2));
+    CHECK(floorDiv(s0 + 3, 2) == floorDiv(s0 + 1, 2) + 1);
+    CHECK(floorDiv(4 * s0, 6) == floorDiv(2 * s0, 3));
+    CHECK(floorDiv(floorDiv(s0, 2), 3) == floorDiv(s0, 6));
+    CHECK(floorDiv(s0, -2) == floorDiv(-s0, 2));
+    CHECK(floorDiv(s0 * s1, s1) == s0);
+    CHECK(floorDiv(s0, s0) == 1);
+    CHECK(floorDiv(mod(s0, 4), 4) == 0);
+    CHECK(ceilDiv(s0, 1) == s0);
+    CHECK(ceilDiv(8 * s0, 8) == s0);
+    CHECK(ceilDiv(ceilDiv(s0, 2), 4) == ceilDiv(s0, 8));
+    CHECK(ceilDiv(s0, 8).kind() == ExprKind::CeilDiv);
+    CHECK(mod(s0, 1) == 0);
+    CHECK(mod(4 * s0 + 5, 2) == mod(1, 2));
+    CHECK(mod(4 * s0 + s1, 2) == mod(s1, 2));
+    CHECK(mod(mod(s0, 6), 3) == mod(s0, 3));
+    CHECK(modularIndexing(s0, 1, 1) == 0);
+    CHECK(modularIndexing(s0 + 64, 16, 4) == modularIndexing(s0, 16, 4));
+    CHECK(modularIndexing(2 * s0, 4, 8) == modularIndexing(s0, 2, 8));
+    CHECK(modularIndexing(37, 4, 5) == 4);
+    // Division by zero is never folded away when it is the whole expression.
+    CHECK(floorDiv(s0, 0).kind() == ExprKind::FloorDiv);
+    CHECK(mod(5, 0).kind() == ExprKind::Mod);
+  }
+
+  SECTION("min and max") {
+    CHECK(min(s0, s0) == s0);
+    CHECK(max(s0, s0 + 1) == s0 + 1);
+    CHECK(min(s0, s0 + 1) == s0);
+    CHECK(max(max(s0, 2), max(s1, 5)) == max(std::vector<Expr>{s0, s1, 5}));
+    CHECK(min(s1, s0) == min(s0, s1));
+    CHECK(toString(max(std::vector<Expr>{s1, 7, s0, 3})) == "Max(7, s0, s1)");
+  }
+
+  SECTION("overflow while folding throws") {
+    CHECK_THROWS_AS(Expr(INT64_MAX) + 1, std::overflow_error);
+    CHECK_THROWS_AS(pow(Expr(2), 64), std::overflow_error);
+    CHECK_THROWS_AS(pow(s0, -1), std::domain_error);
+  }
+
+  SECTION("hash is consistent with equality") {
+    std::unordered_set<Expr> set;
+    set.insert(s0 * s1 + 2);
+    set.insert(2 + s1 * s0);
+    set.insert(floorDiv(s0, 2));
+    CHECK(set.size() == 2);
+    CHECK(set.count(Expr(2) + s0 * s1) == 1);
+  }
+
+  SECTION("total order") {
+    std::vector<Expr> v = {s2, 3, s0 * s1, s0, pow(s0, 2), -1, s1};
+    std::sort(v.begin(), v.end(), ExprLess());
+    std::vector<std::string> texts;
+    for (const Expr &e : v)
+      texts.push_back(toString(e));
+    CHECK(texts == std::vector<std::string>{"-1", "3", "s0**2", "s0*s1", "s0",
+                                            "s1", "s2"});
+  }
+
+  SECTION("symbols, substitute, simplify") {
+    Expr e = floorDiv(s1 * s0, 4) + max(s2, s0);
+    CHECK(symbols(e) == std::vector<std::string>{"s0", "s1", "s2"});
+    CHECK(symbols(Expr(7)).empty());
+    std::map<std::string, Expr, std::less<>> repl = {{"s0", Expr(4)},
+                                                     {"s2", sym("ks0")}};
+    CHECK(substitute(e, repl) == s1 + max(sym("ks0"), 4));
+    CHECK(simplify(e) == e);
+    CHECK(simplify(simplify(e)) == simplify(e));
+  }
+}
+
+TEST_CASE("sym: parser constructs", "[sym][parse]") {
+  Expr s0 = sym("s0"), s1 = sym("s1");
+  CHECK(parse("42") == 42);
+  CHECK(parse("  s0 ") == s0);
+  CHECK(parse("_x9") == sym("_x9"));
+  CHECK(parse("s0 + 1") == s0 + 1);
+  CHECK(parse("s0 - s1") == s0 - s1);
+  CHECK(parse("2*s0") == 2 * s0);
+  CHECK(parse("s0 // 2") == floorDiv(s0, 2));
+  CHECK(parse("s0 % 3") == mod(s0, 3));
+  CHECK(parse("s0**3") == pow(s0, 3));
+  CHECK(parse("-s0") == -s0);
+  CHECK(parse("+s0") == s0);
+  CHECK(parse("--s0") == s0);
+  CHECK(parse("(s0)") == s0);
+  CHECK(parse("FloorDiv(s0, 2)") == floorDiv(s0, 2));
+  CHECK(parse("CeilDiv(s0, 2)") == ceilDiv(s0, 2));
+  CHECK(parse("Mod(s0, 3)") == mod(s0, 3));
+  CHECK(parse("PythonMod(s0, 3)") == mod(s0, 3));
+  CHECK(parse("ModularIndexing(s0, 16, 4)") == modularIndexing(s0, 16, 4));
+  CHECK(parse("Min(s0, s1, 3)") == min(std::vector<Expr>{s0, s1, 3}));
+  CHECK(parse("Max(s0)") == s0);
+  CHECK(parse("\ts0\n*\r\n( s1 +1 )") == s0 * (s1 + 1));
+  CHECK(parse("-9223372036854775808") == INT64_MIN);
+  CHECK(parse("9223372036854775807") == INT64_MAX);
+}
+
+TEST_CASE("sym: parser precedence and associativity", "[sym][parse]") {
+  CHECK(eval(parse("2**3**2")) == 512);
+  CHECK(eval(parse("-2**2")) == -4);
+  CHECK(eval(parse("(-2)**2")) == 4);
+  CHECK(eval(parse("7//-2")) == -4);
+  CHECK(eval(parse("-7 % 3")) == 2);
+  CHECK(eval(parse("7 % -3")) == -2);
+  CHECK(eval(parse("-7//2")) == -4);
+  CHECK(eval(parse("1 + 2*3")) == 7);
+  CHECK(eval(parse("10 - 3 - 2")) == 5);
+  CHECK(eval(parse("100 // 10 // 5")) == 2);
+  CHECK(eval(parse("2*7 // 3")) == 4);
+  CHECK(eval(parse("2*(7 // 3)")) == 4);
+  CHECK(eval(parse("7 // 3*2")) == 4);
+  CHECK(eval(parse("17 % 5 * 3")) == 6);
+  CHECK(eval(parse("2**-0")) == 1);
+  CHECK(eval(parse("-3**2 + 1")) == -8);
+  CHECK(eval(parse("- - 4")) == 4);
+  SymbolValues v = {{"s0", 10}, {"s1", 3}};
+  CHECK(eval(parse("s0 - s1 - 1"), v) == 6);
+  CHECK(eval(parse("s0 - (s1 - 1)"), v) == 8);
+  CHECK(eval(parse("-(s0 + 1)*s1"), v) == -33);
+  CHECK(eval(parse("s0 * -s1"), v) == -30);
+}
+
+TEST_CASE("sym: parser errors", "[sym][parse]") {
+  struct Case {
+    const char *text;
+    size_t offset;
+    const char *message;
+  };
+  const Case cases[] = {
+      {"", 0, "expected an expression, found end of input"},
+      {"   ", 3, "expected an expression, found end of input"},
+      {"Foo(1)", 0, "unknown function 'Foo'"},
+      {"s0 + floor(s1)", 5, "unknown function 'floor'"},
+      {"s0 / 2", 3, "true division '/' is not an integer operation; use //"},
+      {"/2", 0, "true division '/' is not an integer operation; use //"},
+      {"(s0 + 1", 7,
+       "expected ')' to match '(' at offset 0, found end of input"},
+      {"s0 + 1)", 6, "unexpected ')' after the end of the expression"},
+      {"s0 s1", 3, "unexpected 's1' after the end of the expression"},
+      {"s0 + 1 2", 7, "unexpected '2' after the end of the expression"},
+      {"99999999999999999999", 0, "integer literal out of int64 range"},
+      {"s0 + 9223372036854775808", 5, "integer literal out of int64 range"},
+      {"-9223372036854775809", 1, "integer literal out of int64 range"},
+      {"Max(s0, s1", 10, "expected ')' after arguments of Max"},
+      {"Max(s0 s1)", 7, "expected ')' after arguments of Max"},
+      {"Max()", 4, "Max takes at least 1 argument"},
+      {"FloorDiv(s0)", 11, "FloorDiv takes 2 arguments, got 1"},
+      {"FloorDiv(s0, 2, 3)", 14, "expected ')' after arguments of FloorDiv"},
+      {"ModularIndexing(s0, 2 3)", 22,
+       "expected ',' after argument 2 of ModularIndexing, found '3'"},
+      {"Min + 1", 4, "expected '(' after function name 'Min'"},
+      {"s0 ** s1", 6,
+       "the exponent of '**' must be a non-negative integer constant"},
+      {"2 ** -1", 5,
+       "the exponent of '**' must be a non-negative integer constant"},
+      {"s0 $ 1", 3, "unexpected character '$'"},
+      {"s0 + \x01", 5, "unexpected byte 0x01"},
+      {"s0 +", 4, "expected an expression, found end of input"},
+      {"9223372036854775807 + 1", 0,
+       "int64 overflow while folding constants"},
+      {"2**64", 1, "int64 overflow while folding constants"},
+  };
+  for (const Case &c : cases) {
+    ParseError err = parseFailure(c.text);
+    INFO("text: " << c.text);
+    CHECK(err.message == c.message);
+    CHECK(err.offset == c.offset);
+  }
+
+  SECTION("depth limit") {
+    std::string deep(300, '(');
+    deep += "s0";
+    deep += std::string(300, ')');
+    ParseError err = parseFailure(deep);
+    CHECK(err.offset == kMaxParseDepth);
+    CHECK(err.message == "expression nested deeper than 256 levels");
+
+    std::string minuses(100000, '-');
+    err = parseFailure(minuses + "s0");
+    CHECK(err.message == "expression nested deeper than 256 levels");
+
+    std::string calls;
+    for (int i = 0; i < 1000; ++i)
+      calls += "Max(s0, ";
+    err = parseFailure(calls + "1" + std::string(1000, ')'));
+    CHECK(err.message == "expression nested deeper than 256 levels");
+
+    std::string shallow(200, '(');
+    shallow += "s0";
+    shallow += std::string(200, ')');
+    CHECK(parse(shallow) == sym("s0"));
+  }
+}
+
+TEST_CASE("sym: FX golden strings", "[sym][print]") {
+  Expr s6 = sym("s6"), s10 = sym("s10");
+  CHECK(printFx(simplify(s10 * s10)) == "s10**2");
+  CHECK(printFx(ceilDiv(s6, 8)) == "-(((-s6)//8))");
+  CHECK(printFx(ceilDiv(pow(s10, 2), 64)) == "-(((s10**2)//(-64)))");
+}
+
+TEST_CASE("sym: printer tables", "[sym][print]") {
+  Expr s0 = sym("s0"), s1 = sym("s1"), s2 = sym("s2"), s6 = sym("s6"),
+       s10 = sym("s10"), x0 = sym("x0");
+  struct Row {
+    Expr e;
+    const char *fx;
+    const char *python;
+    const char *cpp;
+    const char *canonical;
+  };
+  const Row rows[] = {
+      {s0 + 1, "s0 + 1", "1 + s0", "wirc::rt::add(INT64_C(1), s0)",
+       "s0 + 1"},
+      {s0 - 1, "s0 - 1", "(-1) + s0", "wirc::rt::add(INT64_C(-1), s0)",
+       "s0 - 1"},
+      {2 * s0 - 3, "2*s0 - 3", "(-3) + 2*s0",
+       "wirc::rt::add(INT64_C(-3), wirc::rt::mul(INT64_C(2), s0))",
+       "2*s0 - 3"},
+      {s2 + s0 * s1, "s0*s1 + s2", "s0*s1 + s2",
+       "wirc::rt::add(wirc::rt::mul(s0, s1), s2)", "s0*s1 + s2"},
+      {s1 - s0, "-s0 + s1", "((-1)*s0) + s1",
+       "wirc::rt::add(wirc::rt::neg(s0), s1)", "-s0 + s1"},
+      {-2 * s0, "-2*s0", "(-2)*s0", "wirc::rt::mul(INT64_C(-2), s0)",
+       "-2*s0"},
+      {s0 * s1 * s2, "s0*s1*s2", "s0*s1*s2", "wirc::rt::product({s0, s1, s2})",
+       "s0*s1*s2"},
+      {s0 + s1 + s2 + 4, "s0 + s1 + s2 + 4", "4 + s0 + s1 + s2",
+       "wirc::rt::sum({INT64_C(4), s0, s1, s2})", "s0 + s1 + s2 + 4"},
+      {s10 * s10, "s10**2", "s10*s10", "wirc::rt::pow(s10, INT64_C(2))",
+       "s10**2"},
+      {pow(s0 + 1, 2), "(s0 + 1)**2", "(1 + s0)*(1 + s0)",
+       "wirc::rt::pow(wirc::rt::add(INT64_C(1), s0), INT64_C(2))",
+       "(s0 + 1)**2"},
+      {pow(s0, 20), "s0**20", "s0 ** 20", "wirc::rt::pow(s0, INT64_C(20))",
+       "s0**20"},
+      {floorDiv(s0, 2), "(s0//2)", "(s0 // 2)",
+       "wirc::rt::floor_div(s0, INT64_C(2))", "FloorDiv(s0, 2)"},
+      {floorDiv(-s6, 8), "((-s6)//8)", "(((-1)*s6) // 8)",
+       "wirc::rt::floor_div(wirc::rt::neg(s6), INT64_C(8))",
+       "FloorDiv(-s6, 8)"},
+      {floorDiv(s0 + 1, 2), "((s0 + 1)//2)", "((1 + s0) // 2)",
+       "wirc::rt::floor_div(wirc::rt::add(INT64_C(1), s0), INT64_C(2))",
+       "FloorDiv(s0 + 1, 2)"},
+      {2 * floorDiv(s0, 2), "2*(s0//2)", "2*(s0 // 2)",
+       "wirc::rt::mul(INT64_C(2), wirc::rt::floor_div(s0, INT64_C(2)))",
+       "2*FloorDiv(s0, 2)"},
+      {floorDiv(s0, 2) + 1, "(s0//2) + 1", "1 + (s0 // 2)",
+       "wirc::rt::add(INT64_C(1), wirc::rt::floor_div(s0, INT64_C(2)))",
+       "FloorDiv(s0, 2) + 1"},
+      {ceilDiv(s6, 8), "-(((-s6)//8))", "-((s6) // -(8))",
+       "wirc::rt::ceil_div(s6, INT64_C(8))", "CeilDiv(s6, 8)"},
+      {ceilDiv(s0 * s1, 1024), "-(((s0*s1)//(-1024)))",
+       "-((s0*s1) // -(1024))",
+       "wirc::rt::ceil_div(wirc::rt::mul(s0, s1), INT64_C(1024))",
+       "CeilDiv(s0*s1, 1024)"},
+      {s0 + ceilDiv(s6, 8), "s0 - (((-s6)//8))", "s0 + (-((s6) // -(8)))",
+       "wirc::rt::add(s0, wirc::rt::ceil_div(s6, INT64_C(8)))",
+       "s0 + CeilDiv(s6, 8)"},
+      {mod(s0, 3), "s0 % 3", "s0 % 3", "wirc::rt::py_mod(s0, INT64_C(3))",
+       "Mod(s0, 3)"},
+      {mod(s0 + 1, 3) + s1, "s1 + ((s0 + 1) % 3)", "s1 + ((1 + s0) % 3)",
+       "wirc::rt::add(s1, wirc::rt::py_mod(wirc::rt::add(INT64_C(1), s0), "
+       "INT64_C(3)))",
+       "s1 + Mod(s0 + 1, 3)"},
+      {modularIndexing(x0, 16, 4), "ModularIndexing(x0, 16, 4)",
+       "((x0 // 16) % 4)",
+       "wirc::rt::py_mod(wirc::rt::floor_div(x0, INT64_C(16)), INT64_C(4))",
+       "ModularIndexing(x0, 16, 4)"},
+      {modularIndexing(s0, 1, 4), "ModularIndexing(s0, 1, 4)", "(s0 % 4)",
+       "wirc::rt::py_mod(wirc::rt::floor_div(s0, INT64_C(1)), INT64_C(4))",
+       "ModularIndexing(s0, 1, 4)"},
+      {max(s0, s1), "Max(s0, s1)", "max(s0, s1)",
+       "wirc::rt::max(s0, s1)", "Max(s0, s1)"},
+      {min(std::vector<Expr>{s0, s1, x0}), "Min(s0, s1, x0)",
+       "min(s0, s1, x0)", "wirc::rt::min({s0, s1, x0})", "Min(s0, s1, x0)"},
+      {s1 * (s0 + 1), "s1*(s0 + 1)", "s1*(1 + s0)",
+       "wirc::rt::mul(s1, wirc::rt::add(INT64_C(1), s0))", "s1*(s0 + 1)"},
+      {Expr(-64), "-64", "-64", "INT64_C(-64)", "-64"},
+      {Expr(INT64_MIN), "-9223372036854775808", "-9223372036854775808",
+       "(INT64_C(-9223372036854775807) - 1)", "-9223372036854775808"},
+  };
+  for (const Row &r : rows) {
+    INFO("canonical: " << toString(r.e));
+    CHECK(printFx(r.e) == r.fx);
+    CHECK(printPython(r.e) == r.python);
+    CHECK(printCpp(r.e) == r.cpp);
+    CHECK(toString(r.e) == r.canonical);
+    CHECK(parse(toString(r.e)) == r.e);
+  }
+}
+
+TEST_CASE("sym: round trip of awkward canonical forms", "[sym][print]") {
+  Expr s0 = sym("s0"), s1 = sym("s1");
+  const Expr cases[] = {
+      -(s0 + 1) * s1,
+      product(std::vector<Expr>{Expr(3), s0 + 1, s1}),
+      s1 - product(std::vector<Expr>{s0 + 1, s1}),
+      INT64_MIN * s0 + s1,
+      s1 + INT64_MIN,
+      pow(floorDiv(s0, 2), 3) * min(s0, s1),
+      mod(s0, 3) * 2,
+      -mod(s0, 3),
+      -ceilDiv(s0, 4),
+  };
+  for (const Expr &e : cases) {
+    INFO("canonical: " << toString(e));
+    CHECK(parse(toString(e)) == e);
+    SymbolValues v = {{"s0", 7}, {"s1", -3}};
+    std::string error;
+    std::optional<int64_t> want = evaluate(e, v, error);
+    std::optional<int64_t> fx = evaluate(parse(printFx(e)), v, error);
+    CHECK(want == fx);
+  }
+}
+
+TEST_CASE("sym: evaluation", "[sym][eval]") {
+  Expr s0 = sym("s0"), s1 = sym("s1");
+  SymbolValues v = {{"s0", -7}, {"s1", 2}};
+  CHECK(eval(floorDiv(s0, s1), v) == -4);
+  CHECK(eval(ceilDiv(s0, s1), v) == -3);
+  CHECK(eval(mod(s0, s1), v) == 1);
+  CHECK(eval(modularIndexing(s0, s1, 3), v) == 2);
+  CHECK(eval(pow(s0, 3), v) == -343);
+  CHECK(eval(min(s0, s1) + max(s0, s1), v) == -5);
+
+  std::string error;
+  SECTION("unknown symbol") {
+    CHECK_FALSE(evaluate(s0 + sym("u0"), v, error));
+    CHECK(error == "unknown symbol 'u0'");
+  }
+  SECTION("division by zero") {
+    CHECK_FALSE(evaluate(floorDiv(s1, s0 + 7), v, error));
+    CHECK(error == "division by zero in FloorDiv");
+    CHECK_FALSE(evaluate(mod(s0, 0), v, error));
+    CHECK(error == "division by zero in Mod");
+    CHECK_FALSE(evaluate(ceilDiv(s0, s1 - 2), v, error));
+    CHECK(error == "division by zero in CeilDiv");
+    CHECK_FALSE(evaluate(modularIndexing(s0, 1, s1 - 2), v, error));
+    CHECK(error == "division by zero in ModularIndexing");
+  }
+  SECTION("overflow") {
+    SymbolValues big = {{"s0", INT64_MAX}, {"s1", 2}};
+    CHECK_FALSE(evaluate(s0 + 1, big, error));
+    CHECK(error == "int64 overflow in Add");
+    CHECK_FALSE(evaluate(s0 * s1, big, error));
+    CHECK(error == "int64 overflow in Mul");
+    CHECK_FALSE(evaluate(pow(s1, 63), big, error));
+    CHECK(error == "int64 overflow in Pow");
+    SymbolValues minValue = {{"s0", INT64_MIN}};
+    CHECK_FALSE(
+        evaluate(floorDiv(s0, s1), {{"s0", INT64_MIN}, {"s1", -1}}, error));
+    CHECK(error == "int64 overflow in FloorDiv");
+    CHECK_FALSE(evaluate(-s0, minValue, error));
+    CHECK(error == "int64 overflow in Mul");
+    CHECK(evaluate(mod(s0, s1), {{"s0", INT64_MIN}, {"s1", -1}}, error) == 0);
+    CHECK(evaluate(pow(-2 * s1, 63), {{"s1", 1}}, error) == INT64_MIN);
+  }
+}
+
+TEST_CASE("sym: scale", "[sym][scale]") {
+  constexpr int kTerms = 10000;
+  std::vector<Expr> syms;
+  for (int i = 0; i < kTerms; ++i)
+    syms.push_back(sym("s" + std::to_string(i)));
+
+  SECTION("n-ary sum") {
+    std::vector<Expr> terms;
+    for (int i = 0; i < kTerms; ++i)
+      terms.push_back((i % 7) * syms[static_cast<size_t>(i)] + 1);
+    Expr e = sum(terms);
+    // Every seventh coefficient is 0.
+    CHECK(e.operands().size() == 1 + kTerms - (kTerms + 6) / 7);
+    CHECK(e.operands()[0] == kTerms);
+    CHECK(simplify(e) == e);
+    std::string text = toString(e);
+    CHECK(parse(text) == e);
+    CHECK(!printFx(e).empty());
+    CHECK(!printPython(e).empty());
+    CHECK(!printCpp(e).empty());
+    SymbolValues values;
+    for (int i = 0; i < kTerms; ++i)
+      values["s" + std::to_string(i)] = 1;
+    int64_t want = kTerms;
+    for (int i = 0; i < kTerms; ++i)
+      want += i % 7;
+    CHECK(eval(e, values) == want);
+  }
+
+  SECTION("repeated binary +") {
+    Expr e;
+    for (int i = kTerms - 1; i >= 0; --i)
+      e = e + syms[static_cast<size_t>(i)];
+    for (int i = 0; i < kTerms; i += 2)
+      e = e - syms[static_cast<size_t>(i)];
+    CHECK(e.operands().size() == kTerms / 2);
+    CHECK(simplify(e) == e);
+  }
+
+  SECTION("deep simplify does not grow") {
+    Expr s0 = sym("s0");
+    Expr e = s0;
+    for (int i = 0; i < 200; ++i)
+      e = floorDiv(e + 3, 2) + ceilDiv(s0, 4);
+    Expr once = simplify(e);
+    CHECK(simplify(once) == once);
+    CHECK(toString(once).size() == toString(e).size());
+  }
+}
