@@ -1294,6 +1294,11 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
       }
     }
     const Json *out = field(value, pointer, "out", isOut, what);
+    if (out && *kind == "extern_alloc") {
+      diag.error(pointer + "/out", "an extern_alloc node returns its result; use extern_out for "
+                                   "an op that writes into 'out'");
+      return std::nullopt;
+    }
     if (out) {
       auto v = readValue(*out, pointer + "/out", 0);
       if (v && v->kind != Value::Kind::Buffer && v->kind != Value::Kind::View) {

@@ -2,9 +2,13 @@
 //
 // Inductor names a kernel's parameters by role, with one counter per role
 // that counts every entry ever made, including arguments later removed by
-// fusion. Removed outputs therefore leave gaps (out_ptr1 without out_ptr0),
-// and an in_out_ptr index counts the live in-place groups plus every removed
-// in-place name, so it can never repeat (PyTorch issue 146975, PR 147199).
+// fusion. Removed outputs therefore leave gaps (out_ptr1 without out_ptr0).
+// An in_out_ptr index is the number of live in-place groups plus the number
+// of in-place names already removed (PyTorch issue 146975, PR 147199). With
+// arguments listed in creation order and removals at the end of the kernel,
+// as Inductor's Triton codegen does, that is the group's creation index: a
+// removed group held one slot while it was live. Producers that saw removals
+// in the middle of a kernel give the argument's "name" explicitly.
 //
 //===----------------------------------------------------------------------===//
 #include "wirc/passes/Pass.h"
@@ -22,8 +26,7 @@ struct ArgCounters {
   unsigned inputs = 0;
   unsigned outputs = 0;
   unsigned sizes = 0;
-  unsigned liveInPlace = 0;
-  unsigned removedInPlaceNames = 0;
+  unsigned inPlaceGroups = 0;
 
   std::string name(const CallArg &arg) {
     switch (arg.role) {
@@ -32,7 +35,7 @@ struct ArgCounters {
     case graph::ArgRole::Output:
       return fmt::format("out_ptr{}", outputs++);
     case graph::ArgRole::InOut:
-      return fmt::format("in_out_ptr{}", liveInPlace++ + removedInPlaceNames);
+      return fmt::format("in_out_ptr{}", inPlaceGroups++);
     case graph::ArgRole::Size:
       return fmt::format("ks{}", sizes++);
     case graph::ArgRole::Removed:
@@ -42,7 +45,7 @@ struct ArgCounters {
       else if (arg.removedRole == graph::ArgRole::Input)
         ++inputs;
       else
-        removedInPlaceNames += 2; // the input name and the output name
+        ++inPlaceGroups;
       return {};
     case graph::ArgRole::Scalar:
       return {};

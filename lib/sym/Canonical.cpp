@@ -76,9 +76,23 @@ void sortRuns(std::vector<T> &items, const std::vector<size_t> &runStarts,
   if (runStarts.size() <= 1)
     return;
   if (runStarts.size() == 2) {
-    std::inplace_merge(items.begin(),
-                       items.begin() + static_cast<ptrdiff_t>(runStarts[1]),
-                       items.end(), less);
+    auto mid = items.begin() + static_cast<ptrdiff_t>(runStarts[1]);
+    // One short run (s + t with t a single term): binary-search insertion
+    // costs O(log n) comparisons instead of the merge's O(n).
+    constexpr ptrdiff_t kShortRun = 4;
+    if (items.end() - mid <= kShortRun) {
+      for (auto it = mid; it != items.end(); ++it)
+        std::rotate(std::upper_bound(items.begin(), it, *it, less), it,
+                    it + 1);
+      return;
+    }
+    if (mid - items.begin() <= kShortRun) {
+      for (auto it = mid; it != items.begin(); --it)
+        std::rotate(it - 1, it,
+                    std::lower_bound(it, items.end(), *(it - 1), less));
+      return;
+    }
+    std::inplace_merge(items.begin(), mid, items.end(), less);
     return;
   }
   std::stable_sort(items.begin(), items.end(), less);
@@ -87,6 +101,17 @@ void sortRuns(std::vector<T> &items, const std::vector<size_t> &runStarts,
 //===----------------------------------------------------------------------===//
 // Sum and product
 //===----------------------------------------------------------------------===//
+
+// Equality of two monomials; cheaper than compareMonomials() == 0 since ==
+// rejects on the cached hash.
+bool sameFactors(FactorRange a, FactorRange b) {
+  if (a.size() != b.size())
+    return false;
+  for (const Expr *x = a.begin(), *y = b.begin(); x != a.end(); ++x, ++y)
+    if (*x != *y)
+      return false;
+  return true;
+}
 
 struct TermRef {
   int64_t coefficient;
@@ -123,8 +148,7 @@ Expr sumImpl(std::span<const Expr> operands) {
     size_t j = i + 1;
     int64_t coefficient = terms[i].coefficient;
     FactorRange monomial = factorsOf(*terms[i].term);
-    for (; j < terms.size() &&
-           compareMonomials(monomial, factorsOf(*terms[j].term)) == 0;
+    for (; j < terms.size() && sameFactors(monomial, factorsOf(*terms[j].term));
          ++j)
       coefficient = checkedAdd(coefficient, terms[j].coefficient);
     if (coefficient != 0) {
@@ -190,8 +214,7 @@ Expr productImpl(std::span<const Expr> operands) {
     size_t j = i + 1;
     const Expr &base = baseOf(*factors[i]);
     int64_t exponent = exponentOf(*factors[i]);
-    for (; j < factors.size() && compareBases(base, baseOf(*factors[j])) == 0;
-         ++j)
+    for (; j < factors.size() && base == baseOf(*factors[j]); ++j)
       exponent = checkedAdd(exponent, exponentOf(*factors[j]));
     merged.push_back(j == i + 1 ? *factors[i] : makePow(base, exponent));
     i = j;

@@ -28,7 +28,11 @@ uint64_t mix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-uint64_t combine(uint64_t seed, uint64_t v) { return mix64(seed ^ mix64(v)); }
+// Order-dependent and cheap (one multiply); the operand hashes are already
+// mixed and Access::make finishes with mix64.
+uint64_t combine(uint64_t seed, uint64_t v) {
+  return (((seed << 5) | (seed >> 59)) ^ v) * 0x100000001b3ULL;
+}
 
 // FNV-1a, so that symbol hashes do not depend on the standard library.
 uint64_t hashString(std::string_view s) {
@@ -100,7 +104,7 @@ Expr Access::make(ExprKind kind, std::vector<Expr> ops) {
   uint64_t h = mix64(static_cast<uint64_t>(kind) + 1);
   for (const Expr &op : ops)
     h = combine(h, op.hash());
-  n->hash = static_cast<size_t>(h);
+  n->hash = static_cast<size_t>(mix64(h));
   n->ops = std::move(ops);
   Expr e;
   e.node = std::move(n);
@@ -111,9 +115,8 @@ Expr Access::makeSymbol(std::string_view name) {
   auto n = std::make_shared<Node>();
   n->kind = ExprKind::Symbol;
   n->name = std::string(name);
-  n->hash = static_cast<size_t>(
-      combine(mix64(static_cast<uint64_t>(ExprKind::Symbol) + 1),
-              hashString(name)));
+  n->hash = static_cast<size_t>(mix64(combine(
+      mix64(static_cast<uint64_t>(ExprKind::Symbol) + 1), hashString(name))));
   Expr e;
   e.node = std::move(n);
   return e;

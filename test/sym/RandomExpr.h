@@ -1,7 +1,7 @@
 //===- test/sym/RandomExpr.h - Random expression trees for sym tests ------===//
 //
 // A tiny expression tree independent of wirc::sym, with a reference evaluator
-// in __int128 and Python semantics, a builder into wirc::sym::Expr through the
+// in 128-bit integers and Python semantics, a builder into wirc::sym::Expr through the
 // public operators, and a printer into graph-format text with Python's
 // precedence (minimal parentheses, mixed spellings, random whitespace). Shared
 // by the Catch2 property tests and test/sym/ExprPropertyGen.cpp.
@@ -216,24 +216,27 @@ private:
   std::mt19937_64 rng;
 };
 
+/// 128-bit integers for the reference evaluator (a GCC/Clang extension).
+__extension__ typedef __int128 Int128;
+
 /// Outcome of the reference evaluator.
 enum class RefStatus { Ok, DivisionByZero, TooBig };
 
-/// Evaluates with Python semantics in __int128; TooBig once any intermediate
+/// Evaluates with Python semantics in Int128; TooBig once any intermediate
 /// exceeds 2^62 in magnitude (the int64 evaluator may then overflow).
 inline RefStatus refEval(const RNode &n, const wirc::sym::SymbolValues &vals,
-                         __int128 &out) {
-  constexpr __int128 kLimit = (__int128)1 << 62;
-  std::vector<__int128> v;
+                         Int128 &out) {
+  constexpr Int128 kLimit = (Int128)1 << 62;
+  std::vector<Int128> v;
   for (const RNode &k : n.kids) {
-    __int128 x = 0;
+    Int128 x = 0;
     RefStatus s = refEval(k, vals, x);
     if (s != RefStatus::Ok)
       return s;
     v.push_back(x);
   }
-  auto floorDiv = [](__int128 a, __int128 b) {
-    __int128 q = a / b;
+  auto floorDiv = [](Int128 a, Int128 b) {
+    Int128 q = a / b;
     if (a % b != 0 && ((a < 0) != (b < 0)))
       --q;
     return q;
@@ -275,7 +278,7 @@ inline RefStatus refEval(const RNode &n, const wirc::sym::SymbolValues &vals,
   case RNode::ModIndex: {
     if (v[1] == 0 || v[2] == 0)
       return RefStatus::DivisionByZero;
-    __int128 q = floorDiv(v[0], v[1]);
+    Int128 q = floorDiv(v[0], v[1]);
     out = q - v[2] * floorDiv(q, v[2]);
     break;
   }
@@ -290,7 +293,7 @@ inline RefStatus refEval(const RNode &n, const wirc::sym::SymbolValues &vals,
   case RNode::Min:
   case RNode::Max:
     out = v[0];
-    for (__int128 x : v)
+    for (Int128 x : v)
       out = (n.op == RNode::Min) == (x < out) ? x : out;
     break;
   }

@@ -1,7 +1,7 @@
 //===- test/unit/SymPropertyTest.cpp - Randomised wirc::sym checks --------===//
 //
 // Random trees over three symbols, values in [-50, 50], fixed seeds. The
-// reference is an independent __int128 evaluator with Python semantics over
+// reference is an independent 128-bit evaluator with Python semantics over
 // the unsimplified tree (test/sym/RandomExpr.h).
 //
 //===----------------------------------------------------------------------===//
@@ -47,7 +47,7 @@ void checkOne(RandomExprGen &gen, const RNode &tree, Counts &counts) {
 
   for (int round = 0; round < 3; ++round) {
     SymbolValues values = gen.values(-50, 50);
-    __int128 want = 0;
+    Int128 want = 0;
     RefStatus status = refEval(tree, values, want);
     if (status == RefStatus::DivisionByZero) {
       ++counts.divisionByZero;

@@ -489,13 +489,25 @@ TEST_CASE("sym: scale", "[sym][scale]") {
   }
 
   SECTION("repeated binary +") {
+    // Each + copies its n-term operand (O(n)); sum() is the bulk path.
+    constexpr int kRepeated = 3000;
     Expr e;
-    for (int i = kTerms - 1; i >= 0; --i)
+    for (int i = kRepeated - 1; i >= 0; --i)
       e = e + syms[static_cast<size_t>(i)];
-    for (int i = 0; i < kTerms; i += 2)
+    for (int i = 0; i < kRepeated; i += 2)
       e = e - syms[static_cast<size_t>(i)];
-    CHECK(e.operands().size() == kTerms / 2);
+    CHECK(e.operands().size() == kRepeated / 2);
     CHECK(simplify(e) == e);
+  }
+
+  SECTION("parse a 10,000-term sum") {
+    std::string text;
+    for (int i = 0; i < kTerms; ++i)
+      text += (i ? " + " : "") + std::to_string(i % 5 + 1) + "*s" +
+              std::to_string(i % 2000);
+    Expr e = parse(text);
+    CHECK(e.operands().size() == 2000);
+    CHECK(parse(toString(e)) == e);
   }
 
   SECTION("deep simplify does not grow") {

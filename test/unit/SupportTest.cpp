@@ -1,0 +1,88 @@
+//===- SupportTest.cpp - Names, diagnostics, JSON locations ---------------===//
+#include "wirc/graph/JsonLocator.h"
+#include "wirc/support/Diagnostics.h"
+#include "wirc/support/Names.h"
+
+#include <catch2/catch.hpp>
+
+using namespace wirc;
+
+TEST_CASE("identifiers that may reach emitted code", "[names]") {
+  CHECK_FALSE(checkIdentifier("buf0"));
+  CHECK_FALSE(checkIdentifier("arg0_1"));
+  CHECK_FALSE(checkIdentifier("_tensor_constant0"));
+  CHECK_FALSE(checkIdentifier("triton_poi_fused_add_0"));
+  CHECK(*checkIdentifier("") == "is empty");
+  CHECK(checkIdentifier("0buf"));
+  CHECK(checkIdentifier("buf-0"));
+  CHECK(checkIdentifier("buf 0"));
+  CHECK(checkIdentifier("buf'0"));
+  CHECK(checkIdentifier("buf\n0"));
+  CHECK(checkIdentifier("b\xc3\xa9"));
+  CHECK(*checkIdentifier("lambda") == "is a Python keyword");
+  CHECK(*checkIdentifier("None") == "is a Python keyword");
+  CHECK(*checkIdentifier("namespace") == "is a C++ keyword");
+  CHECK(*checkIdentifier("args") == "is reserved for the emitted wrapper's own names");
+  CHECK(*checkIdentifier("stream0") == "is reserved for the emitted wrapper's own names");
+  CHECK(checkIdentifier("__init__"));
+  CHECK(checkIdentifier("wirc_tmp"));
+  CHECK(checkIdentifier(std::string(300, 'a')));
+  CHECK_FALSE(checkIdentifier(std::string(256, 'a')));
+}
+
+TEST_CASE("python string literals cannot be escaped from", "[names]") {
+  CHECK(pythonStringLiteral("abc") == "'abc'");
+  CHECK(pythonStringLiteral("it's") == "'it\\'s'");
+  CHECK(pythonStringLiteral("a\\b") == "'a\\\\b'");
+  CHECK(pythonStringLiteral("''') + os.system('x") == "'\\'\\'\\') + os.system(\\'x'");
+  CHECK(pythonStringLiteral("line\nnext") == "'line\\nnext'");
+  CHECK(pythonStringLiteral("\xc3\xa9") == "'\\xc3\\xa9'");
+  CHECK(pythonStringLiteral(std::string("\0", 1)) == "'\\x00'");
+}
+
+TEST_CASE("diagnostic formatting", "[diagnostics]") {
+  Diagnostic d;
+  d.file = "g.json";
+  d.pos = {3, 7};
+  d.pointer = "/nodes/0";
+  d.message = "unknown kernel 'k'";
+  CHECK(formatDiagnostic(d) == "g.json:3:7: error: unknown kernel 'k' (at /nodes/0)");
+  d.pos = {};
+  CHECK(formatDiagnostic(d) == "g.json: error: unknown kernel 'k' (at /nodes/0)");
+  Diagnostic bare;
+  bare.message = "cannot open 'x'";
+  CHECK(formatDiagnostic(bare) == "wirc: error: cannot open 'x'");
+}
+
+TEST_CASE("diagnostic engine caps what it reports", "[diagnostics]") {
+  unsigned reported = 0;
+  DiagnosticEngine diag([&](const Diagnostic &) { ++reported; });
+  for (int i = 0; i < 100; ++i)
+    diag.error("", "bad");
+  CHECK(diag.numErrors() == 100);
+  CHECK(reported == DiagnosticEngine::kMaxReportedErrors);
+}
+
+TEST_CASE("JSON pointers resolve to line and column", "[locator]") {
+  std::string text = "{\n  \"a\": [1, {\"b\": \"x\"}],\n  \"c~/d\": {\"e\": null}\n}\n";
+  auto at = [&](std::string_view pointer) {
+    SourcePos pos = graph::locateJsonPointer(text, pointer);
+    return std::pair{pos.line, pos.column};
+  };
+  CHECK(at("") == std::pair{1u, 1u});
+  CHECK(at("/a") == std::pair{2u, 8u});
+  CHECK(at("/a/0") == std::pair{2u, 9u});
+  CHECK(at("/a/1") == std::pair{2u, 12u});
+  CHECK(at("/a/1/b") == std::pair{2u, 18u});
+  CHECK(at("/c~0~1d/e") == std::pair{3u, 17u});
+  // A missing member resolves to the deepest value that exists.
+  CHECK(at("/a/7") == std::pair{2u, 8u});
+  CHECK(at("/zzz/0") == std::pair{1u, 1u});
+}
+
+TEST_CASE("the locator terminates on any text", "[locator]") {
+  for (std::string text : {"", "{", "[[[[", "{\"a\":", "\"unterminated", "{\"a\" 1}", "]]]]}}}}"}) {
+    SourcePos pos = graph::locateJsonPointer(text, "/a/0/b");
+    CHECK(pos.line >= 1);
+  }
+}
