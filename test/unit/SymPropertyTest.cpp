@@ -87,6 +87,79 @@ TEST_CASE("sym property: canonical forms keep the value", "[sym][property]") {
   CHECK(counts.checked > 2000);
 }
 
+namespace {
+
+int64_t pyFloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+enum class DivOp { Floor, Ceil, Mod };
+
+int64_t applyRef(DivOp op, int64_t a, int64_t b) {
+  switch (op) {
+  case DivOp::Floor:
+    return pyFloorDiv(a, b);
+  case DivOp::Ceil:
+    return -pyFloorDiv(-a, b);
+  case DivOp::Mod:
+    return a - b * pyFloorDiv(a, b);
+  }
+  return 0;
+}
+
+Expr applyExpr(DivOp op, const Expr &a, const Expr &b) {
+  switch (op) {
+  case DivOp::Floor:
+    return floorDiv(a, b);
+  case DivOp::Ceil:
+    return ceilDiv(a, b);
+  case DivOp::Mod:
+    return mod(a, b);
+  }
+  return {};
+}
+
+} // namespace
+
+// Every two-level nesting of //, ceil-div and % over small linear forms and
+// small divisors: the rewrites on nested divisions are where subtle errors
+// hide, and random trees hit each pattern only rarely.
+TEST_CASE("sym property: nested divisions exhaustively", "[sym][property]") {
+  const Expr s0 = Expr::symbol("s0"), s1 = Expr::symbol("s1");
+  const DivOp ops[] = {DivOp::Floor, DivOp::Ceil, DivOp::Mod};
+  const int64_t divisors[] = {-2, -1, 1, 2, 3, 4, 6};
+  int checked = 0;
+  for (int64_t a = -2; a <= 2; ++a)
+    for (int64_t b = 0; b <= 1; ++b)
+      for (int64_t c = -2; c <= 2; ++c)
+        for (DivOp inner : ops)
+          for (int64_t d1 : divisors)
+            for (DivOp outer : ops)
+              for (int64_t d2 : divisors) {
+                Expr e = applyExpr(outer,
+                                   applyExpr(inner, a * s0 + b * s1 + c, d1),
+                                   d2);
+                INFO("a=" << a << " b=" << b << " c=" << c << " d1=" << d1
+                          << " d2=" << d2 << " inner=" << int(inner)
+                          << " outer=" << int(outer)
+                          << "\ncanonical: " << toString(e));
+                for (int64_t v0 = -4; v0 <= 4; ++v0)
+                  for (int64_t v1 = -2; v1 <= 2; ++v1) {
+                    int64_t want =
+                        applyRef(outer,
+                                 applyRef(inner, a * v0 + b * v1 + c, d1), d2);
+                    std::string error;
+                    std::optional<int64_t> got =
+                        evaluate(e, {{"s0", v0}, {"s1", v1}}, error);
+                    INFO("s0=" << v0 << " s1=" << v1);
+                    REQUIRE(got == want);
+                    ++checked;
+                  }
+              }
+  CHECK(checked > 100000);
+}
+
 TEST_CASE("sym property: algebraic laws hold structurally", "[sym][property]") {
   RandomExprGen gen(42);
   for (int i = 0; i < 500; ++i) {
