@@ -591,6 +591,9 @@ Expr modularIndexing(const Expr &x, const Expr &div, const Expr &mod) {
   auto node = [](const Expr &xx, const Expr &dd, const Expr &mm) {
     return makeNode(ExprKind::ModularIndexing, {xx, dd, mm});
   };
+  // Like 0 // x -> 0, these drop a possible division by zero in `div`.
+  if (mod == Expr(1) || mod == Expr(-1) || x == Expr(0))
+    return div == Expr(0) || mod == Expr(0) ? node(x, div, mod) : Expr(0);
   if (!div.isConstant() || !mod.isConstant())
     return node(x, div, mod);
   int64_t d = intValue(div), m = intValue(mod);
@@ -603,8 +606,6 @@ Expr modularIndexing(const Expr &x, const Expr &div, const Expr &mod) {
     rt::try_py_mod(q, m, r);
     return r;
   }
-  if (m == 1 || m == -1)
-    return 0;
   if (d < 0 || m < 0)
     return node(x, div, mod);
   // Terms divisible by d*m change x // d by a multiple of m.

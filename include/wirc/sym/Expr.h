@@ -23,13 +23,14 @@
 //     constant divisors merge ((a//b)//c -> a//(b*c));
 //   - Mod: constant folding, x % +-1 -> 0, terms divisible by the modulus
 //     drop, Mod(Mod(x, m), b) -> Mod(x, b) when b divides m;
-//   - ModularIndexing: constant folding, m = +-1 -> 0, terms of x divisible by
-//     d*m drop, common factors of x and d cancel;
+//   - ModularIndexing: constant folding, m = +-1 -> 0, x = 0 -> 0, terms of x
+//     divisible by d*m drop, common factors of x and d cancel;
 //   - Min/Max: flatten nested same kind, fold constants, dedupe, sort, drop an
 //     argument that differs from another by a constant (Max(s0, s0 + 1) ->
 //     s0 + 1).
-// The rewrites x*0 -> 0, 0//x -> 0, 0 % x -> 0, x//x -> 1 and term
-// cancellation may remove a division by zero that the unsimplified text would
+// The rewrites x*0 -> 0, 0//x -> 0, 0 % x -> 0, x//x -> 1, x % x -> 0,
+// ModularIndexing(x, d, 1) -> 0 and term cancellation may remove a division
+// by zero that the unsimplified text would
 // have hit (sympy behaves the same way).
 //
 // Errors: constant arithmetic during canonicalisation that leaves int64
