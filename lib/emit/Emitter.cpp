@@ -12,7 +12,7 @@ namespace wirc::emit {
 namespace {
 constexpr std::array<EmitKindInfo, 3> kEmitKinds = {{
     {EmitKind::Fx, "fx", ".txt", true, "the wrapper as a printed torch.fx graph"},
-    {EmitKind::Python, "python", ".py", false, "an Inductor-style Python output-code module"},
+    {EmitKind::Python, "python", ".py", true, "an Inductor-style Python output-code module"},
     {EmitKind::Cpp, "cpp", ".cpp", false, "a torch-free C++ wrapper with compiled kernels"},
 }};
 } // namespace
@@ -31,6 +31,7 @@ std::string emitModule(EmitKind kind, const ir::Module &module, const EmitOption
   case EmitKind::Fx:
     return emitFx(module, options);
   case EmitKind::Python:
+    return emitPython(module);
   case EmitKind::Cpp:
     break;
   }

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <climits>
+#include <random>
 #include <string>
 #include <unordered_set>
 
@@ -291,6 +292,47 @@ TEST_CASE("sym: parser errors", "[sym][parse]") {
     shallow += std::string(200, ')');
     CHECK(parse(shallow) == sym("s0"));
   }
+}
+
+TEST_CASE("sym: parser survives mangled input", "[sym][parse]") {
+  const std::string seeds[] = {
+      "FloorDiv(s0*s1 + 3, 2) - Max(ks0, 4)**2 % 7",
+      "ModularIndexing(-(s0 + 1)*s1, 16, 4) + CeilDiv(s6, -8)",
+      "-9223372036854775808*s0 + Min(u0, 2**3**2) // -(s1 - 2)",
+  };
+  const char alphabet[] = "()+-*/%, 0123456789sMFx_\t";
+  std::mt19937_64 rng(7);
+  int parsed = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string text = seeds[rng() % 3];
+    for (int edits = 1 + static_cast<int>(rng() % 4); edits > 0; --edits) {
+      size_t pos = rng() % (text.size() + 1);
+      switch (rng() % 3) {
+      case 0:
+        if (pos < text.size())
+          text.erase(pos, 1);
+        break;
+      case 1:
+        text.insert(pos, 1, alphabet[rng() % (sizeof(alphabet) - 1)]);
+        break;
+      default:
+        if (pos < text.size())
+          text[pos] = alphabet[rng() % (sizeof(alphabet) - 1)];
+        break;
+      }
+    }
+    ParseError err;
+    std::optional<Expr> e = parseExpr(text, err);
+    INFO("text: " << text);
+    if (!e) {
+      CHECK(err.offset <= text.size());
+      CHECK_FALSE(err.message.empty());
+      continue;
+    }
+    ++parsed;
+    REQUIRE(parse(toString(*e)) == *e);
+  }
+  CHECK(parsed > 1000);
 }
 
 TEST_CASE("sym: FX golden strings", "[sym][print]") {

@@ -36,6 +36,9 @@ const EmitKindInfo *findEmitKind(std::string_view name);
 /// kind this build does not implement, or for IR the target cannot express.
 std::string emitModule(EmitKind kind, const ir::Module &module, const EmitOptions &options = {});
 
+/// The Inductor-style output-code module of --emit=python (emit/PythonEmitter.cpp).
+std::string emitPython(const ir::Module &module);
+
 /// The FX graph text of --emit=fx (emit/FxEmitter.cpp).
 std::string emitFx(const ir::Module &module, const EmitOptions &options = {});
 

@@ -30,8 +30,7 @@
 //     s0 + 1).
 // The rewrites x*0 -> 0, 0//x -> 0, 0 % x -> 0, x//x -> 1, x % x -> 0,
 // ModularIndexing(x, d, 1) -> 0 and term cancellation may remove a division
-// by zero that the unsimplified text would
-// have hit (sympy behaves the same way).
+// by zero that the unsimplified text would have hit (sympy does the same).
 //
 // Errors: constant arithmetic during canonicalisation that leaves int64
 // (e.g. Expr(INT64_MAX) + 1, 2**64) throws std::overflow_error; pow() with a
