@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <ostream>
 #include <stdexcept>
 
 namespace wirc::sym {
@@ -459,6 +460,10 @@ private:
 } // namespace
 
 std::string toString(const Expr &e) { return FxPrinter(true).print(e); }
+
+std::ostream &operator<<(std::ostream &os, const Expr &e) {
+  return os << toString(e);
+}
 
 std::string printFx(const Expr &e) { return FxPrinter(false).print(e); }
 

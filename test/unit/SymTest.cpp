@@ -2,9 +2,12 @@
 
 #include "wirc/sym/Expr.h"
 
+#include "wirc/runtime/Arith.h"
+
 #include <catch2/catch.hpp>
 
 #include <climits>
+#include <cmath>
 #include <random>
 #include <string>
 #include <unordered_set>
@@ -561,4 +564,58 @@ TEST_CASE("sym: scale", "[sym][scale]") {
     CHECK(simplify(once) == once);
     CHECK(toString(once).size() == toString(e).size());
   }
+}
+
+TEST_CASE("runtime: checked Arith helpers", "[sym][arith]") {
+  namespace rt = wirc::rt;
+  // Usable in constant expressions.
+  static_assert(rt::floor_div(-7, 2) == -4);
+  static_assert(rt::ceil_div(-7, 2) == -3);
+  static_assert(rt::ceil_div(7, 2) == 4);
+  static_assert(rt::py_mod(-7, 3) == 2);
+  static_assert(rt::py_mod(7, -3) == -2);
+  static_assert(rt::pow(3, 4) == 81);
+  static_assert(rt::sum({1, 2, 3}) == 6);
+  static_assert(rt::product({2, 3, 4}) == 24);
+  static_assert(rt::min({4, -1, 3}) == -1);
+  static_assert(rt::max(4, 9) == 9);
+
+  for (int64_t a = -30; a <= 30; ++a) {
+    for (int64_t b = -7; b <= 7; ++b) {
+      if (b == 0)
+        continue;
+      INFO("a=" << a << " b=" << b);
+      auto q = static_cast<int64_t>(std::floor(double(a) / double(b)));
+      auto c = static_cast<int64_t>(std::ceil(double(a) / double(b)));
+      CHECK(rt::floor_div(a, b) == q);
+      CHECK(rt::ceil_div(a, b) == c);
+      CHECK(rt::py_mod(a, b) == a - b * q);
+    }
+  }
+
+  CHECK_THROWS_WITH(rt::add(INT64_MAX, 1), "wirc::rt::add: int64 overflow");
+  CHECK_THROWS_WITH(rt::sub(INT64_MIN, 1), "wirc::rt::sub: int64 overflow");
+  CHECK_THROWS_WITH(rt::floor_div(1, 0),
+                    "wirc::rt::floor_div: division by zero");
+  CHECK_THROWS_WITH(rt::py_mod(1, 0), "wirc::rt::py_mod: modulo by zero");
+  CHECK_THROWS_AS(rt::ceil_div(1, 0), std::overflow_error);
+  CHECK_THROWS_AS(rt::floor_div(INT64_MIN, -1), std::overflow_error);
+  CHECK_THROWS_AS(rt::ceil_div(INT64_MIN, -1), std::overflow_error);
+  CHECK_THROWS_AS(rt::neg(INT64_MIN), std::overflow_error);
+  CHECK_THROWS_AS(rt::mul(INT64_MIN, -1), std::overflow_error);
+  CHECK_THROWS_AS(rt::sum({INT64_MAX, 1, -5}), std::overflow_error);
+  CHECK_THROWS_AS(rt::product({INT64_MAX, 2, 0}), std::overflow_error);
+  CHECK_THROWS_AS(rt::pow(2, 63), std::overflow_error);
+  CHECK_THROWS_WITH(rt::pow(2, -1), "wirc::rt::pow: negative exponent");
+  CHECK(rt::py_mod(INT64_MIN, -1) == 0);
+  CHECK(rt::floor_div(INT64_MIN, 1) == INT64_MIN);
+  CHECK(rt::floor_div(INT64_MIN, 2) == INT64_MIN / 2);
+  CHECK(rt::ceil_div(INT64_MAX, 2) == INT64_MAX / 2 + 1);
+  CHECK(rt::py_mod(INT64_MIN, 3) == 1);
+  CHECK(rt::pow(-2, 63) == INT64_MIN);
+  CHECK(rt::pow(2, 62) == (int64_t(1) << 62));
+  CHECK(rt::pow(1, INT64_MAX) == 1);
+  CHECK(rt::pow(-1, INT64_MAX) == -1);
+  CHECK(rt::pow(0, 0) == 1);
+  CHECK(rt::min(INT64_MIN, INT64_MAX) == INT64_MIN);
 }

@@ -20,7 +20,8 @@
 //     divisor sign normalised (a//-b -> (-a)//b), terms divisible by the
 //     divisor move out ((2*s0 + s1)//2 -> s0 + s1//2), common constant and
 //     monomial factors cancel ((4*s0)//6 -> (2*s0)//3), nested positive
-//     constant divisors merge ((a//b)//c -> a//(b*c));
+//     constant divisors merge ((a//b)//c -> a//(b*c)), Mod(x, m)//d -> 0 for
+//     constants 0 < m <= d;
 //   - Mod: constant folding, x % +-1 -> 0, terms divisible by the modulus
 //     drop, Mod(Mod(x, m), b) -> Mod(x, b) when b divides m;
 //   - ModularIndexing: constant folding, m = +-1 -> 0, x = 0 -> 0, terms of x
@@ -28,6 +29,9 @@
 //   - Min/Max: flatten nested same kind, fold constants, dedupe, sort, drop an
 //     argument that differs from another by a constant (Max(s0, s0 + 1) ->
 //     s0 + 1).
+// This is not a normal form for polynomials: products of sums are never
+// expanded, so 2*s1*(s0 + 1) and s1*(2*s0 + 2) are different expressions
+// (as in sympy), and a + b == b + a but (2*(s0 + 1))*s1 != 2*((s0 + 1)*s1).
 // The rewrites x*0 -> 0, 0//x -> 0, 0 % x -> 0, x//x -> 1, x % x -> 0,
 // ModularIndexing(x, d, 1) -> 0 and term cancellation may remove a division
 // by zero that the unsimplified text would have hit (sympy does the same).
@@ -38,8 +42,8 @@
 // ParseError. Division by zero is never folded: FloorDiv(x, 0) stays a node and
 // evaluate() reports it.
 //
-// Cost: operator+ and operator* on an n-term operand are O(n) (a merge of two
-// sorted runs); use sum() / product() to build big sums in O(n log n). Copies
+// Cost: operator+ and operator* on an n-term operand are O(n) (the result is
+// a new n-term node); use sum() / product() to build big sums in O(n log n). Copies
 // are one shared_ptr copy (integers never allocate). Recursion depth of every
 // algorithm is the nesting depth of the expression, never its operand count.
 //
@@ -77,6 +81,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <optional>
@@ -161,9 +167,9 @@ Expr operator-(const Expr &lhs, const Expr &rhs);
 Expr operator*(const Expr &lhs, const Expr &rhs);
 /// Negation, as (-1)*e.
 Expr operator-(const Expr &e);
-/// The n-ary sum of \p terms in O(n log n); sum({}) is 0.
+/// The n-ary sum of \p terms in O(n log n); the empty sum is 0.
 Expr sum(std::span<const Expr> terms);
-/// The n-ary product of \p factors in O(n log n); product({}) is 1.
+/// The n-ary product of \p factors in O(n log n); the empty product is 1.
 Expr product(std::span<const Expr> factors);
 /// Python floor division a // b (rounds toward -inf).
 Expr floorDiv(const Expr &a, const Expr &b);
@@ -179,10 +185,28 @@ Expr pow(const Expr &base, int64_t exponent);
 Expr min(const Expr &a, const Expr &b);
 /// The larger of \p a and \p b.
 Expr max(const Expr &a, const Expr &b);
-/// The smallest of \p args (at least one).
+/// The smallest of \p args (at least one; throws std::invalid_argument if
+/// empty).
 Expr min(std::span<const Expr> args);
-/// The largest of \p args (at least one).
+/// The largest of \p args (at least one; throws std::invalid_argument if
+/// empty).
 Expr max(std::span<const Expr> args);
+/// sum({a, b, c}).
+inline Expr sum(std::initializer_list<Expr> terms) {
+  return sum(std::span<const Expr>(terms.begin(), terms.size()));
+}
+/// product({a, b, c}).
+inline Expr product(std::initializer_list<Expr> factors) {
+  return product(std::span<const Expr>(factors.begin(), factors.size()));
+}
+/// min({a, b, c}).
+inline Expr min(std::initializer_list<Expr> args) {
+  return min(std::span<const Expr>(args.begin(), args.size()));
+}
+/// max({a, b, c}).
+inline Expr max(std::initializer_list<Expr> args) {
+  return max(std::span<const Expr>(args.begin(), args.size()));
+}
 
 /// A deterministic total order on canonical expressions (-1, 0, 1), the one
 /// that sorts operands: integers first by value, then monomials in sympy's
@@ -240,6 +264,9 @@ std::vector<std::string> symbols(const Expr &e);
 /// kMaxParseDepth). Like printFx() but FloorDiv, CeilDiv and Mod print as
 /// calls: `FloorDiv(s0, 2) + 1`, `CeilDiv(s6, 8)`, `Mod(s0, 3)`.
 std::string toString(const Expr &e);
+
+/// Writes toString(e), so that test frameworks and logs show expressions.
+std::ostream &operator<<(std::ostream &os, const Expr &e);
 
 /// PyTorch FX graph text (sympy str): `s0 + 1`, `2*s0 - 3`, `s10**2`,
 /// `(s0//2)`, `((-s6)//8)`, ceilDiv(s6, 8) as `-(((-s6)//8))`, Mod as

@@ -1,0 +1,184 @@
+"""Programs whose Inductor graphs make wirc's test corpus.
+
+Each entry builds a callable and its inputs on CUDA with a fixed seed. They
+cover what a wrapper compiler meets in practice: extern matmuls, reductions,
+multi-output fallbacks, views, dynamic shapes, training, graph breaks,
+convolutions, in-place mutation, scans, control flow and deep graphs.
+"""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+CUDA = "cuda"
+PROGRAMS = {}
+
+
+def program(name, *, dynamic=False, training=False):
+    def register(build):
+        PROGRAMS[name] = {"build": build, "dynamic": dynamic, "training": training}
+        return build
+    return register
+
+
+def randn(*shape, **kw):
+    return torch.randn(*shape, device=CUDA, **kw)
+
+
+@program("mlp")
+def mlp():
+    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 32)).to(CUDA)
+    return model, (randn(16, 64),)
+
+
+@program("layernorm_softmax")
+def layernorm_softmax():
+    def fn(x, w, b):
+        return torch.softmax(F.layer_norm(x, (256,), w, b), dim=-1)
+    return fn, (randn(32, 256), randn(256), randn(256))
+
+
+@program("attention")
+def attention():
+    def fn(q, k, v):
+        scores = torch.bmm(q, k.transpose(1, 2)) / 8.0
+        manual = torch.bmm(torch.softmax(scores, -1), v)
+        sdpa = F.scaled_dot_product_attention(q.unsqueeze(1), k.unsqueeze(1), v.unsqueeze(1))
+        return manual + sdpa.squeeze(1)
+    return fn, (randn(4, 32, 64), randn(4, 32, 64), randn(4, 32, 64))
+
+
+@program("topk")
+def topk():
+    def fn(x):
+        values, indices = torch.topk(x, 4)
+        return values + 1, indices * 2
+    return fn, (randn(8, 64),)
+
+
+@program("views")
+def views():
+    def fn(x, y):
+        a = (x + y).t()
+        b = a.reshape(-1)[::2]
+        return a, b, x.transpose(0, 1).contiguous() * 2
+    return fn, (randn(16, 24), randn(16, 24))
+
+
+@program("dynamic_1d", dynamic=True)
+def dynamic_1d():
+    def fn(x, y):
+        return torch.relu(x + y) * 3
+    return fn, (randn(1000), randn(1000))
+
+
+@program("dynamic_2d", dynamic=True)
+def dynamic_2d():
+    def fn(x, y):
+        return (x * y.unsqueeze(0)).sum(dim=1)
+    return fn, (randn(37, 53), randn(53))
+
+
+@program("training", training=True)
+def training():
+    model = nn.Sequential(nn.Linear(32, 64), nn.GELU(), nn.Linear(64, 1)).to(CUDA)
+
+    def fn(x, target):
+        loss = F.binary_cross_entropy_with_logits(model(x).squeeze(-1), target)
+        loss.backward()
+        return loss.detach(), model[0].weight.grad.clone()
+    return fn, (randn(16, 32), torch.rand(16, device=CUDA))
+
+
+@program("graph_break")
+def graph_break():
+    def fn(x):
+        y = torch.sin(x) * 2
+        torch._dynamo.graph_break()
+        return torch.cos(y) + 1
+    return fn, (randn(128),)
+
+
+@program("conv_bn")
+def conv_bn():
+    model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU()).to(CUDA)
+    model.eval()
+    return model, (randn(2, 3, 16, 16),)
+
+
+@program("mutation")
+def mutation():
+    def fn(x, idx, vals):
+        x.add_(1)
+        x.index_put_((idx,), vals, accumulate=True)
+        return x * 2
+    return fn, (randn(32), torch.randint(0, 32, (8,), device=CUDA), randn(8))
+
+
+@program("scan_argmax")
+def scan_argmax():
+    def fn(x):
+        return torch.cumsum(x, dim=1), torch.argmax(x, dim=1)
+    return fn, (randn(8, 300),)
+
+
+@program("cond")
+def cond():
+    def fn(pred, x):
+        return torch.cond(pred, lambda t: t.cos(), lambda t: t.sin(), (x,)) + 1
+    return fn, (torch.tensor(True, device=CUDA), randn(16))
+
+
+@program("transformer_block")
+def transformer_block():
+    layer = nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0, batch_first=True).to(CUDA)
+    layer.eval()
+    return layer, (randn(2, 16, 64),)
+
+
+@program("deep_residual_mlp")
+def deep_residual_mlp():
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm = nn.LayerNorm(64)
+            self.fc = nn.Linear(64, 64)
+
+        def forward(self, x):
+            return x + torch.tanh(self.fc(self.norm(x))) * 0.5
+    model = nn.Sequential(*[Block() for _ in range(64)]).to(CUDA)
+    model.eval()
+    return model, (randn(8, 64),)
+
+
+@program("cat_views")
+def cat_views():
+    def fn(x, y):
+        a = x - 2
+        b = y.sum(0, keepdim=True)
+        c = torch.cat((a, b)).clone()
+        return a, b, c
+    return fn, (randn(4, 8), randn(3, 8))
+
+
+@program("scatter_fallbacks")
+def scatter_fallbacks():
+    def fn(x, index, src):
+        out = torch.zeros_like(x).scatter_reduce(0, index, src, reduce="amax", include_self=False)
+        return out + 1
+    return fn, (randn(16), torch.randint(0, 16, (32,), device=CUDA), randn(32))
+
+
+@program("duplicate_inputs")
+def duplicate_inputs():
+    def fn(a, b):
+        return a + b
+    t = randn(64)
+    return fn, (t, t)
+
+
+@program("item_scalar")
+def item_scalar():
+    def fn(x):
+        return x * x[1].item()
+    return fn, (randn(8),)

@@ -1,0 +1,601 @@
+"""The exporter: a Python wrapper codegen registered for CUDA that writes
+each graph's Wrapper IR, before memory planning, as a wirc graph document.
+
+Inductor's own code generation then runs as usual (or, with replace=, the
+program runs wirc's emitted wrapper instead), so the exported program still
+computes its results.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import contextlib
+import json
+import math
+import os
+import re
+import subprocess
+from typing import Any, Optional
+
+import sympy
+import torch
+from torch._inductor import config as inductor_config
+from torch._inductor import ir
+from torch._inductor.codegen import common as codegen_common
+from torch._inductor.codegen import wrapper as W
+from torch._inductor.virtualized import V
+
+FORMAT = "wirc.graph"
+VERSION = 1
+
+
+class ExportError(RuntimeError):
+    """A construct the exporter cannot express in the graph format."""
+
+
+_PATH = re.compile(r"(/(?:tmp|root|home|var|opt|usr|private)/[^\s'\"]*)")
+
+
+def _strip_paths(text: str) -> str:
+    """Machine paths (Inductor's cache directories) never reach a document."""
+    return _PATH.sub("<path>", text)
+
+
+_DTYPES = {
+    torch.bool: "bool", torch.uint8: "uint8", torch.int8: "int8", torch.int16: "int16",
+    torch.int32: "int32", torch.int64: "int64", torch.float16: "float16",
+    torch.bfloat16: "bfloat16", torch.float32: "float32", torch.float64: "float64",
+    torch.complex64: "complex64", torch.complex128: "complex128",
+}
+for _name in ("uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2"):
+    if hasattr(torch, _name):
+        _DTYPES[getattr(torch, _name)] = _name
+
+
+def _dtype(dtype: torch.dtype) -> str:
+    if dtype not in _DTYPES:
+        raise ExportError(f"dtype {dtype} has no graph-format name")
+    return _DTYPES[dtype]
+
+
+def _device(device: torch.device) -> str:
+    if device.type == "cpu":
+        return "cpu"
+    if device.type == "cuda":
+        return f"cuda:{device.index if device.index is not None else 0}"
+    raise ExportError(f"device type '{device.type}' is not supported")
+
+
+def _output_spec(node: Any) -> Any:
+    """A buffer's layout, or its MultiOutputLayout / NoneLayout (which
+    get_layout() refuses, as they are not Layouts)."""
+    spec = getattr(node, "layout", None)
+    if spec is None and hasattr(node, "get_output_spec"):
+        spec = node.get_output_spec()
+    return spec if spec is not None else node.get_layout()
+
+
+def _kernel_source(body: str) -> str:
+    """The Triton module inside `async_compile.triton('name', '''src''', ...)`."""
+    try:
+        call = ast.parse(body.strip()).body[0].value
+        source = call.args[1].value
+    except Exception as e:  # noqa: BLE001 - any shape we do not know is an error
+        raise ExportError(f"cannot read a kernel definition: {body[:80]!r}") from e
+    return source.lstrip("\n")
+
+
+class _GraphConverter:
+    """Converts one wrapper's lines into a graph document."""
+
+    def __init__(self, wrapper: W.PythonWrapperCodegen, name: str, artifacts: bool):
+        self.wrapper = wrapper
+        self.graph = V.graph
+        self.name = name
+        self.artifacts = artifacts
+        self.symbols: dict[str, dict] = {}
+        self.buffers: dict[str, dict] = {}
+        self.kernels: dict[str, dict] = {}
+        self.tuners: dict[str, Any] = {}
+        self.nodes: list[dict] = []
+        self.mutated: set[str] = set()
+        self.pending_reuse: dict[str, str] = {}
+        self.input_names = list(self.graph.graph_inputs.keys())
+        self.constant_names = list(self.graph.constants.keys())
+
+    # --- values -------------------------------------------------------------
+
+    def symbol(self, sym: sympy.Symbol) -> None:
+        name = str(sym)
+        if name in self.symbols:
+            return
+        try:
+            hint = int(self.graph.sizevars.size_hint(sym))
+        except Exception as e:  # noqa: BLE001
+            raise ExportError(f"symbol {name} has no size hint (data-dependent shapes "
+                              "are not exported yet)") from e
+        self.symbols[name] = {"name": name, "hint": hint}
+
+    def expr(self, e: Any) -> Any:
+        if hasattr(e, "inner_expr"):  # SymbolicCallArg: a precomputed size symbol
+            name = str(e.inner)
+            if name not in self.symbols:
+                value = self.expr(e.inner_expr)
+                self.symbols[name] = {"name": name,
+                                      "hint": int(self.graph.sizevars.size_hint(e.inner_expr)),
+                                      "expr": value}
+            return name
+        if isinstance(e, bool):
+            raise ExportError("a boolean where a size was expected")
+        if isinstance(e, int):
+            return e
+        e = sympy.sympify(e)
+        if e.is_Integer:
+            return int(e)
+        for sym in sorted(e.free_symbols, key=str):
+            self.symbol(sym)
+        return str(e)
+
+    def layout_fields(self, layout: ir.Layout) -> dict:
+        return {
+            "dtype": _dtype(layout.dtype),
+            "device": _device(layout.device),
+            "size": [self.expr(s) for s in layout.size],
+            "stride": [self.expr(s) for s in layout.stride],
+            "offset": self.expr(layout.offset),
+        }
+
+    def note_buffer(self, name: str) -> None:
+        """Records an intermediate buffer's entry the first time it is seen."""
+        if name in self.buffers or name in self.graph.graph_inputs or name in self.graph.constants:
+            return
+        buf = self.graph.try_get_buffer(name) if hasattr(self.graph, "try_get_buffer") \
+            else self.graph.get_buffer(name)
+        if buf is None:
+            raise ExportError(f"unknown buffer {name}")
+        layout = _output_spec(buf)
+        entry: dict[str, Any] = {"name": name}
+        if isinstance(layout, ir.MultiOutputLayout):
+            entry["tuple"] = True
+        elif isinstance(layout, ir.NoneLayout):
+            raise ExportError(f"buffer {name} has no layout")
+        else:
+            if isinstance(layout, ir.NonOwningLayout):
+                base = layout.view.data
+                base_name = base.get_name()
+                self.note_buffer(base_name)
+                entry["view_of"] = base_name
+                layout = layout.view.get_layout()
+            entry.update(self.layout_fields(layout))
+        self.buffers[name] = entry
+
+    def value(self, x: Any) -> Any:
+        if x is None or isinstance(x, (bool, str)):
+            return x
+        if isinstance(x, int):
+            return x
+        if isinstance(x, float):
+            if not math.isfinite(x):
+                raise ExportError(f"non-finite constant {x} cannot be exported")
+            return x
+        if isinstance(x, list):
+            return [self.value(v) for v in x]
+        if isinstance(x, tuple):
+            return {"tuple": [self.value(v) for v in x]}
+        if isinstance(x, torch.dtype):
+            return {"dtype": _dtype(x)}
+        if isinstance(x, torch.device):
+            return {"device": _device(x)}
+        if isinstance(x, sympy.Expr):
+            return {"expr": self.expr(x)}
+        if isinstance(x, (ir.TensorBox, ir.StorageBox)):
+            return self.value(x.data)
+        if isinstance(x, ir.ReinterpretView):
+            base = x.data
+            while isinstance(base, (ir.TensorBox, ir.StorageBox)):
+                base = base.data
+            base_name = base.get_name()
+            self.note_buffer(base_name)
+            layout = x.get_layout()
+            return {"view": {"base": base_name,
+                             "size": [self.expr(s) for s in layout.size],
+                             "stride": [self.expr(s) for s in layout.stride],
+                             "offset": self.expr(layout.offset)}}
+        if isinstance(x, ir.ShapeAsConstantBuffer):
+            return {"expr": self.expr(x.expr)}
+        if isinstance(x, ir.NoneAsConstantBuffer):
+            return None
+        if hasattr(x, "get_name"):
+            name = x.get_name()
+            self.note_buffer(name)
+            return {"buffer": name}
+        raise ExportError(f"cannot export a value of type {type(x).__name__}")
+
+    # --- kernels ------------------------------------------------------------
+
+    def define_kernel(self, line: W.KernelDefinitionLine) -> None:
+        name = line.kernel_name
+        if name in self.kernels:
+            return
+        if not getattr(line, "gpu", True):
+            raise ExportError(f"kernel {name} is not a GPU kernel")
+        source = _kernel_source(line.kernel_body)
+        from torch._inductor.async_compile import AsyncCompile
+        tuner = AsyncCompile().triton(name, source, device_str="cuda")
+        if hasattr(tuner, "result"):
+            tuner = tuner.result()
+        self.tuners[name] = tuner
+        signature = [{"name": k, "type": str(v)}
+                     for k, v in tuner.triton_meta.get("signature", {}).items()]
+        # Precompiling drops the autotuner's config list; the compile results
+        # keep one config each.
+        results = getattr(tuner, "compile_results", None) or []
+        candidates = [r.config for r in results] or list(getattr(tuner, "configs", None) or [])
+        if not candidates:
+            raise ExportError(f"kernel {name} has no configs")
+        configs = []
+        for index, cfg in enumerate(candidates):
+            entry = {"kwargs": {k: int(v) for k, v in cfg.kwargs.items()},
+                     "num_warps": int(cfg.num_warps), "num_stages": int(cfg.num_stages)}
+            if self.artifacts:
+                entry["artifacts"] = self.kernel_artifacts(tuner, index)
+            configs.append(entry)
+        self.kernels[name] = {
+            "name": name,
+            "language": "triton",
+            "source": _strip_paths(source),
+            "signature": signature,
+            "grid_type": tuner.inductor_meta.get("grid_type", "Grid1D"),
+            "configs": configs,
+        }
+
+    @staticmethod
+    def kernel_artifacts(tuner: Any, index: int) -> dict:
+        results = getattr(tuner, "compile_results", None) or []
+        if index >= len(results):
+            return {}
+        kernel = getattr(results[index], "kernel", None)
+        asm = getattr(kernel, "asm", {}) or {}
+        meta = getattr(kernel, "metadata", None)
+        out: dict[str, Any] = {}
+        if "ptx" in asm:
+            out["ptx"] = asm["ptx"]
+        if "cubin" in asm:
+            out["cubin"] = base64.b64encode(asm["cubin"]).decode("ascii")
+        if meta is not None:
+            out["entry_name"] = getattr(meta, "name", "")
+            out["shared_mem"] = int(getattr(meta, "shared", 0) or 0)
+            out["global_scratch"] = int(getattr(meta, "global_scratch_size", 0) or 0)
+            out["profile_scratch"] = int(getattr(meta, "profile_scratch_size", 0) or 0)
+        return out
+
+    def kernel_call(self, line: W.KernelCallLine) -> None:
+        name = line.kernel_name
+        if not line.triton:
+            raise ExportError(f"kernel {name} is not a Triton kernel")
+        if name not in self.kernels:
+            raise ExportError(f"kernel {name} is called before it is defined")
+        kernel = self.kernels[name]
+        tuned = set(kernel["configs"][0]["kwargs"]) if kernel["configs"] else set()
+        params = [p["name"] for p in kernel["signature"] if p["name"] not in tuned]
+        raw_args = list(line.raw_args) if line.raw_args else list(line.call_args)
+        if len(params) != len(raw_args):
+            raise ExportError(f"kernel {name}: {len(raw_args)} call arguments for parameters "
+                              f"{params}")
+        args, numels = [], {}
+        for param, raw, text in zip(params, raw_args, line.call_args):
+            if raw is None:
+                raw = text
+            if param.endswith("numel"):
+                numels[param] = self.expr(raw)
+                continue
+            role = ("in_out" if param.startswith("in_out_ptr") else
+                    "input" if param.startswith("in_ptr") else
+                    "output" if param.startswith("out_ptr") else
+                    "size" if re.fullmatch(r"ks\d+", param) else None)
+            if role in ("input", "output", "in_out"):
+                ref = self.tensor_ref(raw)
+                arg = {"role": role, "name": param, **ref}
+                if role == "in_out" and ref.get("buffer") in self.pending_reuse:
+                    arg["result"] = ref["buffer"]
+                    arg["buffer"] = self.pending_reuse.pop(ref["buffer"])
+                if role != "input":
+                    self.mutated.add(arg.get("buffer") or arg["view"]["base"])
+                args.append(arg)
+            elif role == "size":
+                args.append({"role": "size", "name": param, "value": {"expr": self.expr(raw)}})
+            else:
+                value = self.value(raw) if not isinstance(raw, str) else raw
+                if isinstance(value, dict) and "expr" in value:
+                    pass
+                elif not isinstance(value, (int, float, bool)):
+                    raise ExportError(f"kernel {name}: parameter {param} has an unsupported "
+                                      f"argument {text!r}")
+                args.append({"role": "scalar", "name": param, "value": value})
+        node = {"op": "kernel_call", "kernel": name, "args": args}
+        if numels:
+            node["numels"] = numels
+        self.nodes.append(node)
+
+    def tensor_ref(self, raw: Any) -> dict:
+        if isinstance(raw, str):
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", raw):
+                raise ExportError(f"tensor argument is not a name: {raw!r}")
+            self.note_buffer(raw)
+            return {"buffer": raw}
+        value = self.value(raw)
+        if not isinstance(value, dict) or not ({"buffer", "view"} & value.keys()):
+            raise ExportError(f"tensor argument is not a tensor: {raw!r}")
+        return value
+
+    # --- extern kernels -----------------------------------------------------
+
+    @staticmethod
+    def op_name(node: Any) -> str:
+        name = getattr(node, "python_kernel_name", None) or node.get_kernel_name()
+        if name.startswith("torch.ops.aten."):
+            name = "aten." + name[len("torch.ops.aten."):]
+        return name
+
+    def extern_args(self, node: Any) -> tuple[list, dict]:
+        unflatten = getattr(node, "unflatten_args", None)
+        if unflatten is not None:
+            result = unflatten(node.inputs, node.constant_args)
+            if isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], dict):
+                args, kwargs = result
+            else:
+                args, kwargs = result, {}
+            kwargs = {**kwargs, **(getattr(node, "kwargs", None) or {})}
+        else:
+            args = list(node.inputs) + list(node.constant_args)
+            kwargs = dict(getattr(node, "kwargs", None) or {})
+        return ([self.value(a) for a in args],
+                {k: self.value(v) for k, v in kwargs.items() if k != "out"})
+
+    def extern_out(self, line: Any) -> None:
+        node = line.node
+        args, kwargs = self.extern_args(node)
+        out = self.value(node.output_view) if getattr(node, "output_view", None) else None
+        if out is None:
+            self.note_buffer(node.get_name())
+            out = {"buffer": node.get_name()}
+        self.nodes.append({"op": "extern_out", "kernel": self.op_name(node), "args": args,
+                           "kwargs": kwargs, "out": out})
+
+    def extern_alloc(self, line: Any) -> None:
+        node = line.node
+        args, kwargs = self.extern_args(node)
+        is_fallback = isinstance(node, ir.FallbackKernel)
+        entry: dict[str, Any] = {"op": "fallback" if is_fallback else "extern_alloc",
+                                 "kernel": self.op_name(node), "args": args, "kwargs": kwargs}
+        if not isinstance(_output_spec(node), ir.NoneLayout):
+            self.note_buffer(node.get_name())
+            entry["result"] = node.get_name()
+        mutated = []
+        for m in getattr(node, "mutation_outputs", None) or []:
+            target = m.get_mutation_names()[0] if hasattr(m, "get_mutation_names") else None
+            if target:
+                mutated.append(target)
+                self.mutated.add(target)
+        if mutated:
+            if not is_fallback:
+                entry["op"] = "fallback"
+            entry["mutated"] = mutated
+        self.nodes.append(entry)
+
+    # --- lines --------------------------------------------------------------
+
+    def assert_line(self, text: str) -> None:
+        """Inductor writes size asserts as plain text; read them back."""
+        try:
+            call = ast.parse(text.strip()).body[0].value
+            assert isinstance(call, ast.Call) and call.func.id == "assert_size_stride"
+        except Exception as e:  # noqa: BLE001
+            raise ExportError(f"wrapper line is plain text, not Wrapper IR: {text.strip()[:80]!r}") from e
+        name = call.args[0].id
+        self.note_buffer(name)
+
+        def dims(node: ast.AST) -> list:
+            out = []
+            for elt in node.elts:
+                seg = ast.unparse(elt)
+                out.append(int(seg) if re.fullmatch(r"-?\d+", seg) else
+                           self.expr(sympy.sympify(seg, locals=self.sympy_locals())))
+            return out
+        entry = {"op": "assert_size_stride", "buffer": name,
+                 "size": dims(call.args[1]), "stride": dims(call.args[2])}
+        if len(call.args) > 3:
+            entry["what"] = call.args[3].value
+        self.nodes.append(entry)
+
+    def sympy_locals(self) -> dict:
+        return {name: sympy.Symbol(name, integer=True, positive=True) for name in self.symbols}
+
+    def convert(self) -> dict:
+        for line in self.wrapper.lines:
+            self.line(line)
+        if self.pending_reuse:
+            raise ExportError("an in-place reuse is not followed by a kernel using it: "
+                              f"{sorted(self.pending_reuse)}")
+        return self.document()
+
+    def line(self, line: Any) -> None:
+        if isinstance(line, str):
+            stripped = line.strip()
+            if stripped.startswith("assert_size_stride("):
+                self.assert_line(stripped)
+            elif stripped.startswith("assert_alignment(") or not stripped:
+                pass
+            else:
+                raise ExportError(f"wrapper line is plain text, not Wrapper IR: {stripped[:80]!r}")
+            return
+        kind = type(line).__name__
+        if kind in ("LineContext", "NullLine", "AllocateLine", "FreeIfNotReusedLine",
+                    "FreeLine"):
+            node = getattr(line, "node", None)
+            if node is not None and kind == "AllocateLine":
+                self.note_buffer(node.get_name())
+            return
+        if kind == "KernelDefinitionLine":
+            self.define_kernel(line)
+        elif kind == "KernelCallLine":
+            self.kernel_call(line)
+        elif kind == "CommentLine":
+            text = getattr(line, "line", "")
+            text = text.line if hasattr(text, "line") else str(text)
+            text = text.lstrip("#").strip()
+            if text:
+                self.nodes.append({"op": "comment", "text": _strip_paths(text)})
+        elif kind == "EnterDeviceContextManagerLine":
+            self.nodes.append({"op": "device_guard_enter", "device": int(line.device_idx)})
+        elif kind == "ExitDeviceContextManagerLine":
+            self.nodes.append({"op": "device_guard_exit"})
+        elif kind == "ReuseLine":
+            old, new = line.node.get_name(), line.reused_as.get_name()
+            self.note_buffer(old)
+            self.note_buffer(new)
+            self.pending_reuse[new] = old
+        elif kind == "ReinterpretLine":
+            self.note_buffer(line.reused_as.get_name())
+        elif kind == "ExternKernelOutLine":
+            self.extern_out(line)
+        elif kind == "ExternKernelAllocLine":
+            self.extern_alloc(line)
+        elif kind == "MultiOutputLine":
+            indices = []
+            for container, index in line.indices:
+                cname = getattr(container, "__name__", str(container))
+                indices.append(["dict" if cname == "dict" else
+                                "list" if cname == "list" else "tuple",
+                                index if cname == "dict" else int(index)])
+            self.note_buffer(line.result_name)
+            self.nodes.append({"op": "multi_output", "result": line.result_name,
+                               "source": line.arg_name, "indices": indices})
+        elif kind == "UnbackedSymbolDefsLine":
+            if getattr(line, "unbacked_bindings", None):
+                raise ExportError("unbacked symbols (data-dependent shapes) are not exported yet")
+        elif kind == "SymbolicCallArgLine":
+            self.expr(line.arg)
+        else:
+            raise ExportError(f"wrapper line {kind} is not supported by the exporter")
+
+    def document(self) -> dict:
+        inputs = []
+        for name, value in self.graph.graph_inputs.items():
+            if isinstance(value, sympy.Expr):
+                if not isinstance(value, sympy.Symbol):
+                    raise ExportError(f"input {name} is the expression {value}")
+                self.symbol(value)
+                inputs.append({"name": str(value), "kind": "symbol"})
+                continue
+            entry = {"name": name, **self.layout_fields(value.get_layout())}
+            if name in self.mutated or name in getattr(self.graph, "mutated_inputs", set()):
+                entry["mutated"] = True
+            inputs.append(entry)
+        constants = []
+        for name, tensor in self.graph.constants.items():
+            constants.append({"name": name, "dtype": _dtype(tensor.dtype),
+                              "device": _device(tensor.device),
+                              "size": list(tensor.shape), "stride": list(tensor.stride()),
+                              "offset": tensor.storage_offset()})
+        outputs = [self.value(o) for o in self.graph.graph_outputs]
+        doc = {"format": FORMAT, "version": VERSION, "name": self.name,
+               "metadata": {"producer": "wirc_export", "torch": torch.__version__}}
+        doc["symbols"] = list(self.symbols.values())
+        doc["inputs"] = inputs
+        if constants:
+            doc["constants"] = constants
+        doc["buffers"] = list(self.buffers.values())
+        doc["kernels"] = list(self.kernels.values())
+        doc["nodes"] = self.nodes
+        doc["outputs"] = outputs
+        return doc
+
+
+class _Exporter:
+    def __init__(self, out_dir: str, artifacts: bool, replace: Optional[str], wirc: str):
+        self.out_dir = out_dir
+        self.artifacts = artifacts
+        self.replace = replace
+        self.wirc = wirc
+        self.count = 0
+        self.written: list[str] = []
+
+    def export(self, wrapper: W.PythonWrapperCodegen) -> str:
+        name = f"graph{self.count}"
+        self.count += 1
+        doc = _GraphConverter(wrapper, name, self.artifacts).convert()
+        path = os.path.join(self.out_dir, f"{name}.json")
+        os.makedirs(self.out_dir, exist_ok=True)
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+        os.replace(tmp, path)
+        self.written.append(path)
+        return path
+
+    def emitted(self, path: str) -> str:
+        result = subprocess.run([self.wirc, "compile", path, f"--emit={self.replace}"],
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            raise ExportError(f"wirc failed on {path}:\n{result.stderr}")
+        return result.stdout
+
+
+_ACTIVE: Optional[_Exporter] = None
+
+
+class WircExportWrapperCodegen(W.PythonWrapperCodegen):
+    """Inductor's Python wrapper codegen, exporting each graph it generates."""
+
+    @staticmethod
+    def create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures=None):
+        if is_subgraph:
+            raise ExportError("subgraphs (torch.cond, while_loop, invoke_subgraph) are not "
+                              "exported yet")
+        return WircExportWrapperCodegen()
+
+    def _generate(self, is_inference):
+        exporter = _ACTIVE
+        path = exporter.export(self) if exporter is not None else None
+        result = super()._generate(is_inference)
+        if exporter is not None and exporter.replace:
+            code = exporter.emitted(path)
+            first = result[0]
+            replaced = type(first)(code, []) if hasattr(first, "line_map") else code
+            result = (replaced,) + tuple(result[1:])
+        return result
+
+
+@contextlib.contextmanager
+def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] = None,
+              wirc: str = "wirc"):
+    """Exports every graph Inductor compiles while the context is active.
+
+    Caches that would skip code generation are turned off, as are graph
+    partitions and alignment asserts, which the graph format does not carry.
+    With replace="python", the program runs wirc's emitted Python wrapper.
+    """
+    global _ACTIVE
+    codegen_common.init_backend_registration()
+    previous = codegen_common.device_codegens.get("cuda")
+    if previous is None:
+        raise ExportError("no CUDA backend is registered in this build of PyTorch")
+    scheduling = previous.scheduling
+    cpp = getattr(previous, "cpp_wrapper_codegen", None)
+    exporter = _Exporter(out_dir, artifacts, replace, wirc)
+    patches = {"fx_graph_cache": False, "fx_graph_remote_cache": False,
+               "alignment_asserts": False}
+    if hasattr(inductor_config, "graph_partition"):
+        patches["graph_partition"] = False
+    _ACTIVE = exporter
+    try:
+        codegen_common.register_backend_for_device("cuda", scheduling,
+                                                   WircExportWrapperCodegen, cpp)
+        with inductor_config.patch(patches):
+            yield exporter
+    finally:
+        _ACTIVE = None
+        codegen_common.device_codegens["cuda"] = previous
