@@ -1903,8 +1903,17 @@ void Reader::checkGraph(Graph &graph) {
         if (arg.role != ArgRole::Size && arg.role != ArgRole::Scalar &&
             rejectTuple(arg.buffer, ap + (arg.view ? "/view/base" : "/buffer")))
           continue;
-        if (arg.role == ArgRole::Input || arg.role == ArgRole::InOut)
+        if (arg.role == ArgRole::Input)
           use(arg.buffer, ap + (arg.view ? "/view/base" : "/buffer"));
+        // Inductor hands a fused kernel an in_out buffer it allocated just
+        // before, which the kernel fills and then updates in place: an
+        // in_out argument may define an intermediate. Inputs and constants
+        // must already hold data.
+        if (arg.role == ArgRole::InOut) {
+          const TensorInfo *info = lookup(arg.buffer, ap + "/buffer");
+          if (info && info->kind != TensorKind::Buffer)
+            use(arg.buffer, ap + (arg.view ? "/view/base" : "/buffer"));
+        }
         if (arg.role == ArgRole::Removed) {
           const TensorInfo *info = lookup(arg.buffer, ap + "/buffer");
           if (info && !isRemoved(*info))
@@ -1926,15 +1935,16 @@ void Reader::checkGraph(Graph &graph) {
           if (!arg.result.empty()) {
             const TensorInfo *in = lookup(arg.buffer, ap + "/buffer");
             const TensorInfo *out = lookup(arg.result, ap + "/result");
+            // Inductor reuses dead intermediates and donated inputs (a
+            // backward graph's saved activations) in place; never constants.
             if (in && out && out->kind != TensorKind::Buffer)
               diag.error(ap + "/result", fmt::format("'{}' is not a buffer", arg.result));
-            else if (in && out && in->kind != TensorKind::Buffer)
+            else if (in && out && in->kind == TensorKind::Constant)
               diag.error(ap + "/buffer",
-                         fmt::format("only a buffer can be reused in place; '{}' is an input or "
-                                     "constant",
-                                     arg.buffer));
+                         fmt::format("constant '{}' cannot be reused in place", arg.buffer));
             else if (in && out) {
-              const Layout &a = graph.buffers[in->index].layout;
+              const Layout &a = in->kind == TensorKind::Buffer ? graph.buffers[in->index].layout
+                                                               : graph.inputs[in->index].layout;
               const Layout &b = graph.buffers[out->index].layout;
               if (a.dtype != b.dtype || !(a.device == b.device))
                 diag.error(ap + "/result",

@@ -384,6 +384,31 @@ class _GraphConverter:
             entry["mutated"] = mutated
         self.nodes.append(entry)
 
+    def scatter_fallback(self, line: Any) -> None:
+        node = line.node
+        x, index = node.inputs[0], node.inputs[1]
+        src = node.inputs[2] if getattr(node, "src_is_tensor", len(node.inputs) > 2) \
+            else node.constant_args[1]
+        dim = node.constant_args[0]
+        kwargs = {k: self.value(v) for k, v in (getattr(node, "kwargs", None) or {}).items()
+                  if v is not None}
+        target = self.value(x)["buffer"]
+        self.mutated.add(target)
+        self.nodes.append({"op": "fallback", "kernel": self.op_name(node),
+                           "args": [self.value(x), dim, self.value(index), self.value(src)],
+                           "kwargs": kwargs, "mutated": [target]})
+
+    def index_put_fallback(self, line: Any) -> None:
+        node = line.node
+        x, values = node.inputs[0], node.inputs[1]
+        indices = [None if i is None else self.value(i) for i in line.indices]
+        accumulate = bool(node.constant_args[0]) if node.constant_args else False
+        target = self.value(x)["buffer"]
+        self.mutated.add(target)
+        self.nodes.append({"op": "fallback", "kernel": self.op_name(node),
+                           "args": [self.value(x), indices, self.value(values), accumulate],
+                           "mutated": [target]})
+
     # --- lines --------------------------------------------------------------
 
     def assert_line(self, text: str) -> None:
@@ -433,9 +458,6 @@ class _GraphConverter:
         kind = type(line).__name__
         if kind in ("LineContext", "NullLine", "AllocateLine", "FreeIfNotReusedLine",
                     "FreeLine"):
-            node = getattr(line, "node", None)
-            if node is not None and kind == "AllocateLine":
-                self.note_buffer(node.get_name())
             return
         if kind == "KernelDefinitionLine":
             self.define_kernel(line)
@@ -462,6 +484,10 @@ class _GraphConverter:
             self.extern_out(line)
         elif kind == "ExternKernelAllocLine":
             self.extern_alloc(line)
+        elif kind == "ScatterFallbackLine":
+            self.scatter_fallback(line)
+        elif kind == "IndexPutFallbackLine":
+            self.index_put_fallback(line)
         elif kind == "MultiOutputLine":
             indices = []
             for container, index in line.indices:
