@@ -456,7 +456,9 @@ void FxGraphPrinter::line(const Line &l) {
             FxNode falseAttr{uniqueName(module.functions[c.falseFunction].name), "get_attr",
                              module.functions[c.falseFunction].name, "", "", {}};
             unsigned f = addNode(std::move(falseAttr));
-            unsigned cond = callNode("cond", "torch.ops.higher_order.cond", [&] {
+            std::string condName =
+                c.tupleResult != kNoBuffer ? module.buffer(c.tupleResult).name : "cond";
+            unsigned cond = callNode(condName, "torch.ops.higher_order.cond", [&] {
               std::vector<std::string> operands;
               for (const Value &v : c.operands)
                 operands.push_back(value(v));
@@ -464,6 +466,8 @@ void FxGraphPrinter::line(const Line &l) {
                                            tupleOf(operands)),
                                std::string("{}")};
             });
+            if (c.tupleResult != kNoBuffer)
+              bufferNode[c.tupleResult] = cond;
             for (size_t i = 0; i < c.results.size(); ++i) {
               unsigned n = callNode(module.buffer(c.results[i]).name, "operator.getitem", [&] {
                 return std::pair{fmt::format("({}, {})", ref(cond), i), std::string("{}")};

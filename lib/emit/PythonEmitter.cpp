@@ -358,7 +358,9 @@ void PythonEmitter::body(const Line &l) {
             for (size_t i = 0; i < c.operands.size(); ++i)
               operands += (i ? ", " : "") + value(c.operands[i]);
             operands += "]";
-            std::string target = results.empty() ? std::string("") : pyTuple(results) + " = ";
+            std::string target = c.tupleResult != kNoBuffer ? name(c.tupleResult) + " = "
+                                 : results.empty()            ? std::string("")
+                                                              : pyTuple(results) + " = ";
             line(fmt::format("if {}:", pred));
             ++indent;
             line(fmt::format("{}{}({})", target, module.functions[c.trueFunction].name, operands));

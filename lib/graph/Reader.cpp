@@ -1456,7 +1456,8 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
   }
   if (*kind == "cond") {
     if (!expectObject(value, pointer,
-                      {"op", "predicate", "true_graph", "false_graph", "operands", "results"},
+                      {"op", "predicate", "true_graph", "false_graph", "operands", "results",
+                       "result"},
                       "a cond node"))
       return std::nullopt;
     const Json *pred = field(value, pointer, "predicate", true, "a cond node");
@@ -1477,6 +1478,18 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
                          pointer + "/operands", cond.operands);
     ok &= readNameList(field(value, pointer, "results", false, "a cond node"),
                        pointer + "/results", cond.results);
+    if (const Json *result = field(value, pointer, "result", false, "a cond node")) {
+      auto r = getName(*result, pointer + "/result", "buffer");
+      if (r)
+        cond.result = *r;
+      else
+        ok = false;
+      if (!cond.results.empty()) {
+        diag.error(pointer, "a cond node has either 'results' or 'result' (a tuple buffer), "
+                            "not both");
+        ok = false;
+      }
+    }
     if (!ok)
       return std::nullopt;
     node.body = std::move(cond);
@@ -2007,12 +2020,19 @@ void Reader::checkGraph(Graph &graph) {
         if (sub->inputs.size() != cond->operands.size())
           diag.error(gp, fmt::format("subgraph '{}' takes {} inputs but the cond passes {}",
                                      *name, sub->inputs.size(), cond->operands.size()));
-        if (sub->outputs.size() != cond->results.size())
+        if (cond->result.empty() && sub->outputs.size() != cond->results.size())
           diag.error(gp, fmt::format("subgraph '{}' returns {} outputs but the cond has {} results",
                                      *name, sub->outputs.size(), cond->results.size()));
       }
       for (size_t i = 0; i < cond->results.size(); ++i)
         define(cond->results[i], child(p + "/results", i), false);
+      if (!cond->result.empty()) {
+        if (!isTuple(cond->result))
+          diag.error(p + "/result", fmt::format("cond result '{}' is not a tuple buffer "
+                                                "(\"tuple\": true)",
+                                                cond->result));
+        define(cond->result, p + "/result", false);
+      }
     }
   }
   if (guardDepth != 0)

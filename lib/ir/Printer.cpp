@@ -200,6 +200,8 @@ std::string Printer::line(const Line &l) const {
             std::string results;
             for (size_t i = 0; i < c.results.size(); ++i)
               results += (i ? ", " : "") + name(c.results[i]);
+            if (c.tupleResult != kNoBuffer)
+              results = name(c.tupleResult);
             return fmt::format("({}) = cond {} then @{} else @{} ({})", results,
                                value(c.predicate), module.functions[c.trueFunction].name,
                                module.functions[c.falseFunction].name, values(c.operands));

@@ -85,6 +85,8 @@ void forEachDef(const Line &line, const std::function<void(BufferId)> &fn) {
                  [&](const CondLine &l) {
                    for (BufferId id : l.results)
                      fn(id);
+                   if (l.tupleResult != kNoBuffer)
+                     fn(l.tupleResult);
                  },
                  [](const auto &) {},
              },

@@ -366,6 +366,10 @@ void FunctionBuilder::buildNode(const graph::Node &node) {
               markDefined(b);
               line.results.push_back(b);
             }
+            if (!c.result.empty()) {
+              line.tupleResult = id(c.result);
+              markDefined(line.tupleResult);
+            }
             emit(std::move(line));
           },
       },

@@ -182,3 +182,37 @@ def item_scalar():
     def fn(x):
         return x * x[1].item()
     return fn, (randn(8),)
+
+
+@program("user_triton_kernel")
+def user_triton_kernel():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offsets < n
+        tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask) + tl.load(y_ptr + offsets, mask),
+                 mask)
+
+    def fn(x, y):
+        out = torch.empty_like(x)
+        add_kernel[(triton.cdiv(x.numel(), 64),)](x, y, out, x.numel(), BLOCK=64)
+        return out * 2
+    return fn, (randn(1000), randn(1000))
+
+
+@program("output_slice_view")
+def output_slice_view():
+    def fn(x):
+        return x[0:2:2].T[3:].squeeze(0)
+    return fn, (randn(4, 8),)
+
+
+@program("extern_multi_output")
+def extern_multi_output():
+    def fn(x):
+        values, indices = torch.sort(x, dim=-1)
+        return values * 2, indices + 1
+    return fn, (randn(4, 32),)

@@ -272,7 +272,8 @@ struct CondNode {
   std::string trueGraph;
   std::string falseGraph;
   std::vector<Value> operands;
-  std::vector<std::string> results;
+  std::vector<std::string> results; ///< one buffer per subgraph output, or
+  std::string result;               ///< one tuple buffer holding all of them
 };
 
 using NodeBody = std::variant<KernelCallNode, ExternNode, MultiOutputNode,

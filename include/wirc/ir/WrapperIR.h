@@ -223,7 +223,8 @@ struct CondLine {
   unsigned trueFunction = 0;
   unsigned falseFunction = 0;
   std::vector<Value> operands;
-  std::vector<BufferId> results;
+  std::vector<BufferId> results;    ///< one buffer per subgraph output, or
+  BufferId tupleResult = kNoBuffer; ///< one tuple buffer holding them all
 };
 
 /// Returns from the function.

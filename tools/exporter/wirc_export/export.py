@@ -86,10 +86,26 @@ def _kernel_source(body: str) -> str:
     return source.lstrip("\n")
 
 
+class _CondMarker(W.WrapperLine):
+    """Marks where Inductor's text for a torch.cond starts; carries the node."""
+
+    def __init__(self, conditional: Any):
+        self.conditional = conditional
+
+    def codegen(self, code: Any) -> None:
+        pass
+
+
+class _CondEnd(W.WrapperLine):
+    def codegen(self, code: Any) -> None:
+        pass
+
+
 class _GraphConverter:
     """Converts one wrapper's lines into a graph document."""
 
-    def __init__(self, wrapper: W.PythonWrapperCodegen, name: str, artifacts: bool):
+    def __init__(self, wrapper: W.PythonWrapperCodegen, name: str, artifacts: bool,
+                 subgraphs: Optional[dict] = None):
         self.wrapper = wrapper
         self.graph = V.graph
         self.name = name
@@ -101,6 +117,9 @@ class _GraphConverter:
         self.nodes: list[dict] = []
         self.mutated: set[str] = set()
         self.pending_reuse: dict[str, str] = {}
+        self.subgraphs = subgraphs if subgraphs is not None else {}
+        self.used_subgraphs: list[str] = []
+        self.skipping = False
         self.input_names = list(self.graph.graph_inputs.keys())
         self.constant_names = list(self.graph.constants.keys())
 
@@ -277,14 +296,26 @@ class _GraphConverter:
         if name not in self.kernels:
             raise ExportError(f"kernel {name} is called before it is defined")
         kernel = self.kernels[name]
+        tuner = self.tuners[name]
         tuned = set(kernel["configs"][0]["kwargs"]) if kernel["configs"] else set()
         params = [p["name"] for p in kernel["signature"] if p["name"] not in tuned]
         raw_args = list(line.raw_args) if line.raw_args else list(line.call_args)
+        call_texts = list(line.call_args)
+        node: dict[str, Any] = {"op": "kernel_call", "kernel": name}
+        # A user kernel with one grid gets it as trailing launcher arguments.
+        extra = list(tuner.inductor_meta.get("extra_launcher_args", []) or [])
+        if extra:
+            if kernel["grid_type"] != "FixedGrid" or len(extra) != 3:
+                raise ExportError(f"kernel {name}: launcher arguments {extra} with grid type "
+                                  f"{kernel['grid_type']} are not exported yet")
+            node["grid"] = [self.expr(g) for g in raw_args[-3:]]
+            raw_args, call_texts = raw_args[:-3], call_texts[:-3]
+        mutated_names = set(getattr(tuner, "mutated_arg_names", None) or [])
         if len(params) != len(raw_args):
             raise ExportError(f"kernel {name}: {len(raw_args)} call arguments for parameters "
                               f"{params}")
         args, numels = [], {}
-        for param, raw, text in zip(params, raw_args, line.call_args):
+        for param, raw, text in zip(params, raw_args, call_texts):
             if raw is None:
                 raw = text
             if param.endswith("numel"):
@@ -294,6 +325,10 @@ class _GraphConverter:
                     "input" if param.startswith("in_ptr") else
                     "output" if param.startswith("out_ptr") else
                     "size" if re.fullmatch(r"ks\d+", param) else None)
+            # User-written kernels name their pointers freely; their roles come
+            # from the kernel's mutated arguments.
+            if role is None and self.is_tensor(raw):
+                role = "in_out" if param in mutated_names else "input"
             if role in ("input", "output", "in_out"):
                 ref = self.tensor_ref(raw)
                 arg = {"role": role, "name": param, **ref}
@@ -313,10 +348,17 @@ class _GraphConverter:
                     raise ExportError(f"kernel {name}: parameter {param} has an unsupported "
                                       f"argument {text!r}")
                 args.append({"role": "scalar", "name": param, "value": value})
-        node = {"op": "kernel_call", "kernel": name, "args": args}
+        node["args"] = args
         if numels:
             node["numels"] = numels
         self.nodes.append(node)
+
+    def is_tensor(self, raw: Any) -> bool:
+        if isinstance(raw, str):
+            return raw in self.graph.graph_inputs and not isinstance(
+                self.graph.graph_inputs[raw], sympy.Expr) or self.graph.try_get_buffer(raw) is not None
+        return isinstance(raw, (ir.IRNode,)) and not isinstance(
+            raw, (ir.ShapeAsConstantBuffer, ir.NoneAsConstantBuffer))
 
     def tensor_ref(self, raw: Any) -> dict:
         if isinstance(raw, str):
@@ -445,7 +487,34 @@ class _GraphConverter:
                               f"{sorted(self.pending_reuse)}")
         return self.document()
 
+    def cond(self, conditional: Any) -> None:
+        names = []
+        for sub in (conditional.true_subgraph, conditional.false_subgraph):
+            name = sub.graph.name
+            if name not in self.subgraphs:
+                raise ExportError(f"subgraph {name} of a torch.cond was not generated")
+            names.append(name)
+            if name not in self.used_subgraphs:
+                self.used_subgraphs.append(name)
+        result = conditional.get_name()
+        self.note_buffer(result)
+        self.nodes.append({"op": "cond", "predicate": self.value(conditional.predicate),
+                           "true_graph": names[0], "false_graph": names[1],
+                           "operands": [self.value(o) for o in conditional.operands],
+                           "result": result})
+
     def line(self, line: Any) -> None:
+        # Inductor's own text for a torch.cond lies between the markers; the
+        # cond node stands for all of it.
+        if isinstance(line, _CondEnd):
+            self.skipping = False
+            return
+        if self.skipping:
+            return
+        if isinstance(line, _CondMarker):
+            self.cond(line.conditional)
+            self.skipping = True
+            return
         if isinstance(line, str):
             stripped = line.strip()
             if stripped.startswith("assert_size_stride("):
@@ -506,7 +575,8 @@ class _GraphConverter:
         else:
             raise ExportError(f"wrapper line {kind} is not supported by the exporter")
 
-    def document(self) -> dict:
+    def graph_fields(self) -> dict:
+        """inputs, constants, buffers, nodes, outputs of this graph."""
         inputs = []
         for name, value in self.graph.graph_inputs.items():
             if isinstance(value, sympy.Expr):
@@ -526,16 +596,37 @@ class _GraphConverter:
                               "size": list(tensor.shape), "stride": list(tensor.stride()),
                               "offset": tensor.storage_offset()})
         outputs = [self.value(o) for o in self.graph.graph_outputs]
+        fields = {"name": self.name, "inputs": inputs}
+        if constants:
+            fields["constants"] = constants
+        fields["buffers"] = list(self.buffers.values())
+        fields["nodes"] = self.nodes
+        fields["outputs"] = outputs
+        return fields
+
+    def document(self) -> dict:
+        fields = self.graph_fields()
         doc = {"format": FORMAT, "version": VERSION, "name": self.name,
                "metadata": {"producer": "wirc_export", "torch": torch.__version__}}
+        # Subgraphs share the document's symbols and kernel table.
+        subgraphs = []
+        for name in self.used_subgraphs:
+            sub_fields, sub_symbols, sub_kernels = self.subgraphs[name]
+            subgraphs.append(sub_fields)
+            for sym in sub_symbols:
+                self.symbols.setdefault(sym["name"], sym)
+            for kernel in sub_kernels:
+                self.kernels.setdefault(kernel["name"], kernel)
         doc["symbols"] = list(self.symbols.values())
-        doc["inputs"] = inputs
-        if constants:
-            doc["constants"] = constants
-        doc["buffers"] = list(self.buffers.values())
+        doc["inputs"] = fields["inputs"]
+        if "constants" in fields:
+            doc["constants"] = fields["constants"]
+        doc["buffers"] = fields["buffers"]
         doc["kernels"] = list(self.kernels.values())
-        doc["nodes"] = self.nodes
-        doc["outputs"] = outputs
+        doc["nodes"] = fields["nodes"]
+        doc["outputs"] = fields["outputs"]
+        if subgraphs:
+            doc["subgraphs"] = subgraphs
         return doc
 
 
@@ -547,11 +638,14 @@ class _Exporter:
         self.wirc = wirc
         self.count = 0
         self.written: list[str] = []
+        # Subgraphs are generated (by Inductor) before the graph that calls
+        # them: name -> (fields, symbols, kernels).
+        self.subgraphs: dict[str, tuple] = {}
 
     def export(self, wrapper: W.PythonWrapperCodegen) -> str:
         name = f"graph{self.count}"
         self.count += 1
-        doc = _GraphConverter(wrapper, name, self.artifacts).convert()
+        doc = _GraphConverter(wrapper, name, self.artifacts, self.subgraphs).convert()
         path = os.path.join(self.out_dir, f"{name}.json")
         os.makedirs(self.out_dir, exist_ok=True)
         tmp = path + ".tmp"
@@ -579,9 +673,24 @@ class WircExportWrapperCodegen(W.PythonWrapperCodegen):
     @staticmethod
     def create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures=None):
         if is_subgraph:
-            raise ExportError("subgraphs (torch.cond, while_loop, invoke_subgraph) are not "
-                              "exported yet")
+            wrapper = W.PythonWrapperCodegen.create(is_subgraph, subgraph_name, parent_wrapper,
+                                                    partition_signatures)
+            if type(wrapper) is not W.SubgraphPythonWrapperCodegen:
+                raise ExportError(f"subgraph wrapper {type(wrapper).__name__} is not supported")
+            wrapper.__class__ = _ExportingSubgraphCodegen
+            return wrapper
         return WircExportWrapperCodegen()
+
+    def codegen_conditional(self, conditional):
+        self.writeline(_CondMarker(conditional))
+        super().codegen_conditional(conditional)
+        self.writeline(_CondEnd())
+
+    def codegen_while_loop(self, while_loop):
+        raise ExportError("torch.while_loop is not exported yet")
+
+    def codegen_invoke_subgraph(self, invoke_subgraph):
+        raise ExportError("invoke_subgraph is not exported yet")
 
     def _generate(self, is_inference):
         exporter = _ACTIVE
@@ -593,6 +702,30 @@ class WircExportWrapperCodegen(W.PythonWrapperCodegen):
             replaced = type(first)(code, []) if hasattr(first, "line_map") else code
             result = (replaced,) + tuple(result[1:])
         return result
+
+
+class _ExportingSubgraphCodegen(W.SubgraphPythonWrapperCodegen):
+    """A subgraph's wrapper (a torch.cond branch): converts its lines for the
+    document of the graph that calls it."""
+
+    def codegen_conditional(self, conditional):
+        self.writeline(_CondMarker(conditional))
+        super().codegen_conditional(conditional)
+        self.writeline(_CondEnd())
+
+    def _generate(self, is_inference):
+        exporter = _ACTIVE
+        if exporter is not None:
+            converter = _GraphConverter(self, self.subgraph_name, exporter.artifacts,
+                                        exporter.subgraphs)
+            for line in self.lines:
+                converter.line(line)
+            fields = converter.graph_fields()
+            if converter.used_subgraphs:
+                raise ExportError("nested torch.cond is not exported yet")
+            exporter.subgraphs[self.subgraph_name] = (
+                fields, list(converter.symbols.values()), list(converter.kernels.values()))
+        return super()._generate(is_inference)
 
 
 @contextlib.contextmanager
