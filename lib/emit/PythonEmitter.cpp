@@ -251,8 +251,11 @@ void PythonEmitter::kernelDefinitions() {
         throw NotImplementedError(fmt::format(
             "--emit=python supports Triton kernels only; kernel '{}' is {}", kernel.name,
             graph::kernelLanguageName(kernel.language)));
+      // The first argument names the function the source defines (a user
+      // kernel's own name); the variable is the kernel's name in the graph.
       out += fmt::format("\n\n{} = async_compile.triton('{}', '''\n{}''', device_str='cuda')\n",
-                         kernel.name, kernel.name, tripleQuotedBody(kernel.source));
+                         kernel.name, kernel.entry.empty() ? kernel.name : kernel.entry,
+                         tripleQuotedBody(kernel.source));
     }
   out += "\n\nasync_compile.wait(globals())\ndel async_compile\n";
 }
@@ -287,6 +290,10 @@ void PythonEmitter::body(const Line &l) {
                 args += value(arg.value) + ", ";
             for (const auto &[numel, e] : call.numels)
               args += expr(e) + ", ";
+            // A FixedGrid launcher takes the grid as trailing arguments.
+            if (call.fixedGrid)
+              for (const sym::Expr &dim : *call.fixedGrid)
+                args += expr(dim) + ", ";
             int device = currentDevice();
             line(fmt::format("stream{} = get_raw_stream({})", device, device));
             line(fmt::format("{}.run({}stream=stream{})", kernel.name, args, device));

@@ -490,7 +490,8 @@ void Reader::readKernels(const Json &root) {
 
 std::optional<Kernel> Reader::readKernel(const Json &value, const std::string &pointer) {
   if (!expectObject(value, pointer,
-                    {"name", "language", "source", "signature", "grid_type", "configs"},
+                    {"name", "entry", "language", "source", "signature", "grid_type",
+                     "configs"},
                     "a kernel"))
     return std::nullopt;
   Kernel kernel;
@@ -507,6 +508,12 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const std::string &p
     return std::nullopt;
   kernel.name = *n;
   kernel.source = *s;
+  if (const Json *entry = field(value, pointer, "entry", false, "a kernel")) {
+    auto e = getName(*entry, pointer + "/entry", "kernel entry");
+    if (!e)
+      return std::nullopt;
+    kernel.entry = *e;
+  }
   if (*l == "triton")
     kernel.language = KernelLanguage::Triton;
   else if (*l == "ptx")
@@ -901,7 +908,7 @@ std::optional<Value> Reader::readValue(const Json &value, const std::string &poi
                         "'dtype', 'device', 'tuple' or 'list'");
     return std::nullopt;
   }
-  const auto &item = *value.items().begin();
+  auto item = *value.items().begin(); // a copy: operator* returns the temporary proxy itself
   const std::string &key = item.key();
   std::string ip = child(pointer, key);
   if (key == "buffer") {

@@ -84,6 +84,7 @@ def training():
     model = nn.Sequential(nn.Linear(32, 64), nn.GELU(), nn.Linear(64, 1)).to(CUDA)
 
     def fn(x, target):
+        model.zero_grad(set_to_none=True)
         loss = F.binary_cross_entropy_with_logits(model(x).squeeze(-1), target)
         loss.backward()
         return loss.detach(), model[0].weight.grad.clone()

@@ -193,6 +193,7 @@ struct KernelConfig {
 
 struct Kernel {
   std::string name;
+  std::string entry; ///< the function the source defines, when not \c name
   KernelLanguage language = KernelLanguage::Triton;
   std::string source;
   std::vector<KernelParam> signature; ///< empty when unknown

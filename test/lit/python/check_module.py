@@ -15,10 +15,9 @@ tree = ast.parse(open(sys.argv[2], encoding="utf-8").read())
 sources = {k["name"]: k["source"] for k in graph.get("kernels", [])}
 found = {}
 for node in ast.walk(tree):
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "triton"):
-        name = node.args[0].value
-        found[name] = node.args[1].value
+    if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "triton"):
+        found[node.targets[0].id] = node.value.args[1].value
 # The emitted text starts the source on the line after the opening quotes.
 for name, source in sources.items():
     if found.get(name) != "\n" + source:

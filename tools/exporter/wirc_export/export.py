@@ -76,14 +76,14 @@ def _output_spec(node: Any) -> Any:
     return spec if spec is not None else node.get_layout()
 
 
-def _kernel_source(body: str) -> str:
-    """The Triton module inside `async_compile.triton('name', '''src''', ...)`."""
+def _kernel_source(body: str) -> tuple[str, str]:
+    """The entry name and Triton module of `async_compile.triton('entry', '''src''', ...)`."""
     try:
         call = ast.parse(body.strip()).body[0].value
-        source = call.args[1].value
+        entry, source = call.args[0].value, call.args[1].value
     except Exception as e:  # noqa: BLE001 - any shape we do not know is an error
         raise ExportError(f"cannot read a kernel definition: {body[:80]!r}") from e
-    return source.lstrip("\n")
+    return entry, source.lstrip("\n")
 
 
 class _CondMarker(W.WrapperLine):
@@ -239,9 +239,9 @@ class _GraphConverter:
             return
         if not getattr(line, "gpu", True):
             raise ExportError(f"kernel {name} is not a GPU kernel")
-        source = _kernel_source(line.kernel_body)
+        entry, source = _kernel_source(line.kernel_body)
         from torch._inductor.async_compile import AsyncCompile
-        tuner = AsyncCompile().triton(name, source, device_str="cuda")
+        tuner = AsyncCompile().triton(entry, source, device_str="cuda")
         if hasattr(tuner, "result"):
             tuner = tuner.result()
         self.tuners[name] = tuner
@@ -255,13 +255,14 @@ class _GraphConverter:
             raise ExportError(f"kernel {name} has no configs")
         configs = []
         for index, cfg in enumerate(candidates):
-            entry = {"kwargs": {k: int(v) for k, v in cfg.kwargs.items()},
-                     "num_warps": int(cfg.num_warps), "num_stages": int(cfg.num_stages)}
+            config = {"kwargs": {k: int(v) for k, v in cfg.kwargs.items()},
+                      "num_warps": int(cfg.num_warps), "num_stages": int(cfg.num_stages)}
             if self.artifacts:
-                entry["artifacts"] = self.kernel_artifacts(tuner, index)
-            configs.append(entry)
+                config["artifacts"] = self.kernel_artifacts(tuner, index)
+            configs.append(config)
         self.kernels[name] = {
             "name": name,
+            **({"entry": entry} if entry != name else {}),
             "language": "triton",
             "source": _strip_paths(source),
             "signature": signature,
@@ -311,6 +312,19 @@ class _GraphConverter:
             node["grid"] = [self.expr(g) for g in raw_args[-3:]]
             raw_args, call_texts = raw_args[:-3], call_texts[:-3]
         mutated_names = set(getattr(tuner, "mutated_arg_names", None) or [])
+        if len(params) > len(raw_args):
+            # Constexprs fixed at definition (a user kernel's BLOCK=64) are not
+            # passed: they belong with the config's block sizes.
+            constants = tuner.triton_meta.get("constants", {}) or {}
+            types = {p["name"]: p["type"] for p in kernel["signature"]}
+            fixed = [p for p in params if types.get(p) == "constexpr" and p in constants
+                     and isinstance(constants[p], int)]
+            dropped = fixed[len(fixed) - (len(params) - len(raw_args)):] \
+                if len(fixed) >= len(params) - len(raw_args) else []
+            for p in dropped:
+                for config in kernel["configs"]:
+                    config["kwargs"][p] = int(constants[p])
+            params = [p for p in params if p not in dropped]
         if len(params) != len(raw_args):
             raise ExportError(f"kernel {name}: {len(raw_args)} call arguments for parameters "
                               f"{params}")

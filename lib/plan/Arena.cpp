@@ -1,0 +1,207 @@
+//===- Arena.cpp - wirc's arena planner: portfolio, then search -----------===//
+//
+// No single heuristic wins everywhere (XLA keeps the better of two; the
+// research notes measure several more), so the arena planner runs a fixed
+// portfolio and keeps the smallest plan, the first one on ties. Members that
+// would cost more than a budget linear in the number of requests are skipped
+// or abandoned, so the portfolio stays near O(n log n) on any input.
+//
+// The search then improves the best plan with "squeaky wheel" optimization
+// over the lowest-level-first decoder: the requests that ended above the
+// target get a higher priority, everything gets a little noise, and the
+// decoder runs again. It stops when its deterministic work budget is spent or
+// the plan reaches the lower bound.
+//
+//===----------------------------------------------------------------------===//
+#include "PlanInternal.h"
+
+#include <cmath>
+#include <functional>
+
+namespace wirc::plan::detail {
+
+namespace {
+
+/// Work units of the effort-1 search; each effort level multiplies it by 4.
+/// One unit is one visit of a request in a section list or one pop of the
+/// decoder's queue: a few hundred million per second.
+constexpr uint64_t kSearchWorkBase = 12'000'000;
+
+uint64_t searchBudget(unsigned effort) {
+  if (effort == 0)
+    return 0;
+  return kSearchWorkBase << (2 * (std::min(effort, kMaxEffort) - 1));
+}
+
+/// A cap linear in n for portfolio members whose cost depends on the input's
+/// shape rather than its size.
+uint64_t linearCap(size_t n, uint64_t perItem) { return perItem * n + (uint64_t{1} << 22); }
+
+/// How many requests each request is live together with, by binary search
+/// over the sorted begins and ends: O(n log n).
+std::vector<uint64_t> conflictDegrees(const Instance &inst) {
+  std::vector<int64_t> begins(inst.begin), ends(inst.end);
+  std::sort(begins.begin(), begins.end());
+  std::sort(ends.begin(), ends.end());
+  std::vector<uint64_t> degree(inst.count());
+  for (size_t i = 0; i < inst.count(); ++i) {
+    // Requests ending at or before i begins, or beginning at or after it ends,
+    // are not live with it.
+    uint64_t before = std::upper_bound(ends.begin(), ends.end(), inst.begin[i]) - ends.begin();
+    uint64_t after = begins.end() - std::lower_bound(begins.begin(), begins.end(), inst.end[i]);
+    degree[i] = inst.count() - 1 - before - after;
+  }
+  return degree;
+}
+
+enum class KeyKind { Area, Size, Length };
+
+std::vector<double> baseKeys(const Instance &inst, KeyKind kind) {
+  std::vector<double> key(inst.count());
+  for (size_t i = 0; i < inst.count(); ++i) {
+    double size = static_cast<double>(inst.size[i]);
+    double length = static_cast<double>(inst.length(i));
+    key[i] = kind == KeyKind::Area ? size * length : kind == KeyKind::Size ? size : length;
+  }
+  return key;
+}
+
+struct Best {
+  Offsets offsets;
+  int64_t peak = -1;
+  std::string method;
+
+  /// Keeps \p candidate if it is strictly smaller.
+  bool offer(Offsets &&candidate, int64_t peak, std::string_view method) {
+    if (this->peak >= 0 && peak >= this->peak)
+      return false;
+    offsets = std::move(candidate);
+    this->peak = peak;
+    this->method = std::string(method);
+    return true;
+  }
+};
+
+} // namespace
+
+Offsets planArena(const Instance &inst, const PlanOptions &options, PlanStats &stats) {
+  const size_t n = inst.count();
+  Best best;
+  auto done = [&] { return best.peak == inst.lowerBound; };
+
+  // Cheap members first: on network-shaped traces they usually reach the
+  // lower bound and end the portfolio early.
+  auto longestFirst = orderBy(inst, [&](uint32_t a, uint32_t b) {
+    if (inst.length(a) != inst.length(b))
+      return inst.length(a) > inst.length(b);
+    return inst.size[a] > inst.size[b];
+  });
+  {
+    Offsets offsets = placeSkyline(inst, longestFirst);
+    int64_t peak = peakOf(inst, offsets);
+    best.offer(std::move(offsets), peak, "skyline-longest");
+  }
+
+  std::optional<LevelDecoder> decoder;
+  if (LevelDecoder::coverEntries(inst) <= linearCap(n, 8))
+    decoder.emplace(inst);
+  const std::pair<KeyKind, std::string_view> levelMembers[] = {
+      {KeyKind::Area, "level-area"}, {KeyKind::Size, "level-size"}, {KeyKind::Length, "level-length"}};
+  if (decoder) {
+    uint64_t work = 0;
+    for (const auto &[kind, name] : levelMembers) {
+      if (done())
+        break;
+      Offsets offsets;
+      int64_t peak = decoder->run(baseKeys(inst, kind), offsets, work);
+      best.offer(std::move(offsets), peak, name);
+    }
+  }
+
+  std::vector<uint64_t> degree = conflictDegrees(inst);
+  using Less = std::function<bool(uint32_t, uint32_t)>;
+  const std::pair<std::string_view, Less> bestFitMembers[] = {
+      {"best-fit-size",
+       [&](uint32_t a, uint32_t b) {
+         if (inst.size[a] != inst.size[b])
+           return inst.size[a] > inst.size[b];
+         return inst.begin[a] < inst.begin[b];
+       }},
+      {"best-fit-size-length",
+       [&](uint32_t a, uint32_t b) {
+         if (inst.size[a] != inst.size[b])
+           return inst.size[a] > inst.size[b];
+         return inst.length(a) > inst.length(b);
+       }},
+      {"best-fit-length-size",
+       [&](uint32_t a, uint32_t b) {
+         if (inst.length(a) != inst.length(b))
+           return inst.length(a) > inst.length(b);
+         return inst.size[a] > inst.size[b];
+       }},
+      {"best-fit-conflicts",
+       [&](uint32_t a, uint32_t b) {
+         if (degree[a] != degree[b])
+           return degree[a] > degree[b];
+         return inst.size[a] > inst.size[b];
+       }},
+      {"best-fit-area",
+       [&](uint32_t a, uint32_t b) {
+         double areaA = static_cast<double>(inst.size[a]) * static_cast<double>(inst.length(a));
+         double areaB = static_cast<double>(inst.size[b]) * static_cast<double>(inst.length(b));
+         return areaA > areaB;
+       }},
+  };
+  for (const auto &[name, less] : bestFitMembers) {
+    if (done())
+      break;
+    std::optional<Offsets> offsets = placeBestFit(inst, orderBy(inst, less), linearCap(n, 64));
+    if (offsets) {
+      int64_t peak = peakOf(inst, *offsets);
+      best.offer(std::move(*offsets), peak, name);
+    }
+  }
+  if (!done()) {
+    Offsets offsets = placeOnlineBestFit(inst);
+    int64_t peak = peakOf(inst, offsets);
+    best.offer(std::move(offsets), peak, "online-best-fit");
+  }
+  stats.portfolioPeak = best.peak;
+
+  // Squeaky wheel search, one run per base priority, each with a third of
+  // the budget.
+  const uint64_t budget = searchBudget(options.effort);
+  if (decoder && budget > 0 && !done()) {
+    uint64_t used = 0;
+    for (size_t m = 0; m < std::size(levelMembers) && !done(); ++m) {
+      const uint64_t share = budget / std::size(levelMembers) * (m + 1);
+      Rng rng(options.seed * 0x9e3779b97f4a7c15ULL + m + 1);
+      std::vector<double> key = baseKeys(inst, levelMembers[m].first);
+      Offsets offsets;
+      int64_t runBest = -1;
+      while (used < share && !done()) {
+        int64_t peak = decoder->run(key, offsets, used);
+        if (runBest < 0 || peak < runBest)
+          runBest = peak;
+        if (peak < best.peak)
+          best.offer(Offsets(offsets), peak, "search");
+        // Requests above ~97% of this run's best are the squeaky wheels.
+        const int64_t threshold = std::max(inst.lowerBound, runBest - runBest / 32);
+        double largest = 0;
+        for (size_t i = 0; i < n; ++i) {
+          double u = rng.unit();
+          key[i] *= offsets[i] + inst.size[i] > threshold ? 1.0 + 0.5 * u : 1.0 + 0.1 * (u - 0.5);
+          largest = std::max(largest, key[i]);
+        }
+        if (largest > 1e200)
+          for (double &k : key)
+            k /= largest;
+      }
+    }
+    stats.searchWork = used;
+  }
+  stats.method = best.method;
+  return std::move(best.offsets);
+}
+
+} // namespace wirc::plan::detail
