@@ -10,8 +10,10 @@
 namespace wirc::emit {
 
 namespace {
-constexpr std::array<EmitKindInfo, 3> kEmitKinds = {{
+constexpr std::array<EmitKindInfo, 4> kEmitKinds = {{
     {EmitKind::Fx, "fx", ".txt", true, "the wrapper as a printed torch.fx graph"},
+    {EmitKind::FxModule, "fx-module", ".py", true,
+     "a Python module that rebuilds the FX graph as a runnable GraphModule"},
     {EmitKind::Python, "python", ".py", true, "an Inductor-style Python output-code module"},
     {EmitKind::Cpp, "cpp", ".cpp", false, "a torch-free C++ wrapper with compiled kernels"},
 }};
@@ -30,6 +32,8 @@ std::string emitModule(EmitKind kind, const ir::Module &module, const EmitOption
   switch (kind) {
   case EmitKind::Fx:
     return emitFx(module, options);
+  case EmitKind::FxModule:
+    return emitFxModule(module, options);
   case EmitKind::Python:
     return emitPython(module);
   case EmitKind::Cpp:

@@ -9,13 +9,104 @@
 
 namespace wirc::plan::detail {
 
+namespace {
+
+/// The decoder's open sections: a binary heap with one entry per section,
+/// ordered by (level, bytes still to place descending, section).
+class SectionQueue {
+public:
+  SectionQueue(int32_t sections, const std::vector<int64_t> &remaining)
+      : remaining(remaining), level(sections, 0), position(sections, kAbsent) {
+    heap.reserve(sections);
+  }
+
+  bool empty() const { return heap.empty(); }
+  int32_t top() const { return heap.front(); }
+  int64_t levelOf(int32_t k) const { return level[k]; }
+
+  /// Inserts \p k or moves it to \p newLevel.
+  void set(int32_t k, int64_t newLevel) {
+    level[k] = newLevel;
+    if (position[k] == kAbsent) {
+      position[k] = static_cast<int32_t>(heap.size());
+      heap.push_back(k);
+    }
+    // Its bytes may also have dropped since it was placed: restore the heap
+    // both ways.
+    siftDown(siftUp(position[k]));
+  }
+  void remove(int32_t k) {
+    int32_t at = position[k];
+    if (at == kAbsent)
+      return;
+    int32_t last = heap.back();
+    heap.pop_back();
+    position[k] = kAbsent;
+    if (last == k)
+      return;
+    heap[at] = last;
+    position[last] = at;
+    siftDown(siftUp(at));
+  }
+
+private:
+  static constexpr int32_t kAbsent = -1;
+
+  bool before(int32_t a, int32_t b) const {
+    if (level[a] != level[b])
+      return level[a] < level[b];
+    if (remaining[a] != remaining[b])
+      return remaining[a] > remaining[b];
+    return a < b;
+  }
+  int32_t siftUp(int32_t at) {
+    int32_t k = heap[at];
+    while (at > 0) {
+      int32_t parent = (at - 1) / 2;
+      if (!before(k, heap[parent]))
+        break;
+      heap[at] = heap[parent];
+      position[heap[at]] = at;
+      at = parent;
+    }
+    heap[at] = k;
+    position[k] = at;
+    return at;
+  }
+  void siftDown(int32_t at) {
+    int32_t k = heap[at];
+    const int32_t size = static_cast<int32_t>(heap.size());
+    while (true) {
+      int32_t child = 2 * at + 1;
+      if (child >= size)
+        break;
+      if (child + 1 < size && before(heap[child + 1], heap[child]))
+        ++child;
+      if (!before(heap[child], k))
+        break;
+      heap[at] = heap[child];
+      position[heap[at]] = at;
+      at = child;
+    }
+    heap[at] = k;
+    position[k] = at;
+  }
+
+  const std::vector<int64_t> &remaining;
+  std::vector<int64_t> level;
+  std::vector<int32_t> position;
+  std::vector<int32_t> heap;
+};
+
+} // namespace
+
 Offsets placeSkyline(const Instance &inst, const std::vector<uint32_t> &order) {
   FloorTree floors(inst.numSections);
   Offsets offsets(inst.count(), -1);
   for (uint32_t i : order) {
     int64_t at = alignUpOrThrow(floors.max(inst.first[i], inst.last[i]), inst.alignment[i]);
     int64_t end = addOrThrow(at, inst.size[i]);
-    floors.assign(inst.first[i], inst.last[i], end);
+    floors.raise(inst.first[i], inst.last[i], end);
     offsets[i] = at;
   }
   return offsets;
@@ -54,7 +145,6 @@ int64_t LevelDecoder::run(const std::vector<double> &key, Offsets &offsets, uint
     return 0;
   FloorTree floors(sections);
   std::vector<int64_t> remaining = sectionBytes; // bytes still to place per section
-  std::vector<uint32_t> version(static_cast<size_t>(sections), 0);
   // Each section's list keeps its unplaced requests in [start, start + live);
   // placed ones are swapped out when met. Only the order within a list
   // changes, and the choice below does not depend on it.
@@ -63,24 +153,12 @@ int64_t LevelDecoder::run(const std::vector<double> &key, Offsets &offsets, uint
     live[k] = coverStart[k + 1] - coverStart[k];
   std::vector<char> placed(n, 0);
 
-  struct Entry {
-    int64_t level;
-    int64_t remaining;
-    int32_t section;
-    uint32_t version;
-  };
-  // Lowest level first; at one level the most loaded section first.
-  auto later = [](const Entry &a, const Entry &b) {
-    if (a.level != b.level)
-      return a.level > b.level;
-    if (a.remaining != b.remaining)
-      return a.remaining < b.remaining;
-    return a.section > b.section;
-  };
-  std::priority_queue<Entry, std::vector<Entry>, decltype(later)> open(later);
+  // One entry per section: the level at which to look at it next. Lowest
+  // level first; at one level the most loaded section first.
+  SectionQueue open(sections, remaining);
   for (int32_t k = 0; k < sections; ++k)
     if (remaining[k] > 0)
-      open.push({0, remaining[k], k, 0});
+      open.set(k, 0);
 
   constexpr int64_t kNoWall = std::numeric_limits<int64_t>::max();
   int64_t peak = 0;
@@ -88,13 +166,9 @@ int64_t LevelDecoder::run(const std::vector<double> &key, Offsets &offsets, uint
   while (left > 0) {
     if (open.empty())
       throw InternalError("level decoder: requests left but no open section");
-    Entry entry = open.top();
-    open.pop();
-    const int32_t k = entry.section;
-    if (entry.version != version[k] || remaining[k] == 0)
-      continue;
+    const int32_t k = open.top();
+    const int64_t level = open.levelOf(k);
     ++work;
-    const int64_t level = entry.level;
     // The valley: the run of sections around k no higher than the level. A
     // request fits at this level exactly when its span lies inside.
     const int32_t valleyFirst = floors.lastAbove(k, level) + 1;
@@ -121,12 +195,12 @@ int64_t LevelDecoder::run(const std::vector<double> &key, Offsets &offsets, uint
       // Nothing fits here until a wall of the valley is reached.
       int64_t wake = kNoWall;
       if (valleyFirst > 0)
-        wake = std::min(wake, floors.max(valleyFirst - 1, valleyFirst));
+        wake = std::min(wake, floors.at(valleyFirst - 1));
       if (valleyLast < sections)
-        wake = std::min(wake, floors.max(valleyLast, valleyLast + 1));
+        wake = std::min(wake, floors.at(valleyLast));
       if (wake == kNoWall)
         throw InternalError("level decoder: a section without walls has no candidate");
-      open.push({wake, remaining[k], k, ++version[k]});
+      open.set(k, wake);
       continue;
     }
 
@@ -137,13 +211,14 @@ int64_t LevelDecoder::run(const std::vector<double> &key, Offsets &offsets, uint
     placed[c] = 1;
     --left;
     peak = std::max(peak, end);
-    floors.assign(inst.first[c], inst.last[c], end);
+    floors.raise(inst.first[c], inst.last[c], end);
     work += static_cast<uint64_t>(inst.last[c] - inst.first[c]);
     for (int32_t s = inst.first[c]; s < inst.last[c]; ++s) {
       remaining[s] -= inst.size[c];
-      ++version[s];
       if (remaining[s] > 0)
-        open.push({end, remaining[s], s, version[s]});
+        open.set(s, end);
+      else
+        open.remove(s);
     }
   }
   return peak;

@@ -22,6 +22,7 @@ struct Range {
 enum class Kind : uint8_t { Allocation, Empty, Temporal, Spatial };
 
 struct Node {
+  explicit Node(Kind kind) : kind(kind) {}
   Kind kind;
   int64_t size = 0;           ///< the size hint in bytes
   std::vector<Range> ranges;  ///< live ranges, sorted, touching ones merged
@@ -84,19 +85,19 @@ private:
     return static_cast<int32_t>(nodes.size() - 1);
   }
   int32_t makeAllocation(uint32_t item) {
-    Node node{Kind::Allocation};
+    Node node(Kind::Allocation);
     node.size = inst.size[item];
     node.ranges.push_back({inst.begin[item], inst.end[item]});
     node.item = item;
     return add(std::move(node));
   }
   int32_t makeEmpty(int64_t size) {
-    Node node{Kind::Empty};
+    Node node(Kind::Empty);
     node.size = size;
     return add(std::move(node));
   }
   int32_t makeTemporal(std::vector<int32_t> children) {
-    Node node{Kind::Temporal};
+    Node node(Kind::Temporal);
     for (int32_t child : children) {
       node.size = std::max(node.size, nodes[child].size);
       for (const Range &r : nodes[child].ranges)
@@ -106,7 +107,7 @@ private:
     return add(std::move(node));
   }
   int32_t makeSpatial(int32_t left, int32_t right) {
-    Node node{Kind::Spatial};
+    Node node(Kind::Spatial);
     node.left = left;
     node.right = right;
     node.size = addOrThrow(align(nodes[left].size), nodes[right].size);

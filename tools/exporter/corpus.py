@@ -147,7 +147,7 @@ def deep_residual_mlp():
 
         def forward(self, x):
             return x + torch.tanh(self.fc(self.norm(x))) * 0.5
-    model = nn.Sequential(*[Block() for _ in range(64)]).to(CUDA)
+    model = nn.Sequential(*[Block() for _ in range(160)]).to(CUDA)
     model.eval()
     return model, (randn(8, 64),)
 

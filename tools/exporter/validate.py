@@ -2,14 +2,20 @@
 
 For each program of corpus.py, in its own process:
   1. run it eagerly;
-  2. run it under torch.compile with the exporter active and Inductor's
-     Python wrapper replaced by wirc's (`--emit=python`), so that every graph
-     Inductor compiles (forward, backward, after graph breaks) runs as wirc
-     emitted it;
-  3. compare outputs and mutated inputs with eager;
+  2. run it under torch.compile with the exporter active, with Inductor's own
+     wrapper and with Inductor's Python wrapper replaced by wirc's
+     (`--emit=python`, then `--emit=fx-module`), so that every graph Inductor
+     compiles (forward, backward, after graph breaks) runs as wirc emitted it;
+  3. compare outputs and mutated inputs with eager and with Inductor's;
   4. compile every exported graph with `--emit=fx` as well.
 
 usage: python validate.py --wirc WIRC --out DIR [--jobs N] [PROGRAM ...]
+
+Each program runs three times: with Inductor's own wrapper (which also exports
+the graphs), with wirc's --emit=python module, and with wirc's --emit=fx-module
+GraphModule. Outputs are compared with eager and with Inductor's; the peak
+memory of a warm call and, per graph, Inductor's wrapper generation time and
+wirc's end-to-end time are recorded.
 
 Writes DIR/results.json and DIR/fixtures/PROGRAM/graphN.json.
 """
@@ -53,8 +59,15 @@ def compare(expected, actual):
     return None
 
 
-def run_one(name, wirc, out_dir):
-    """Runs in a child process; prints one JSON line."""
+MODES = ("inductor", "python", "fx-module")
+
+
+def run_one(name, mode, wirc, out_dir):
+    """Runs in a child process; prints one JSON line.
+
+    mode "inductor" runs Inductor's own wrapper (and exports the graphs);
+    "python" and "fx-module" run wirc's emitted wrapper instead.
+    """
     import copy
     import torch
     sys.path.insert(0, HERE)
@@ -62,48 +75,59 @@ def run_one(name, wirc, out_dir):
     from wirc_export import exporting
 
     entry = corpus.PROGRAMS[name]
-    fixtures = os.path.join(out_dir, "fixtures", name)
-    result = {"program": name, "status": "fail"}
+    fixtures = os.path.join(out_dir, "fixtures" if mode == "inductor" else f"graphs-{mode}", name)
+    result = {"program": name, "mode": mode, "status": "fail"}
     torch.manual_seed(0)
     fn, inputs = entry["build"]()
-    eager_inputs = copy.deepcopy(inputs)
-    compiled_inputs = copy.deepcopy(inputs)
     try:
+        eager_inputs = copy.deepcopy(inputs)
         torch.manual_seed(1)
         expected = fn(*eager_inputs)
         torch._dynamo.reset()
-        start = time.perf_counter()
-        with exporting(fixtures, replace="python", wirc=wirc) as exporter:
+        replace = None if mode == "inductor" else mode
+        with exporting(fixtures, replace=replace, wirc=wirc) as exporter:
             compiled = torch.compile(fn, dynamic=entry["dynamic"])
+            first_inputs = copy.deepcopy(inputs)
+            start = time.perf_counter()
             torch.manual_seed(1)
-            actual = compiled(*compiled_inputs)
+            actual = compiled(*first_inputs)
             torch.cuda.synchronize()
-        result["compile_and_run_s"] = round(time.perf_counter() - start, 2)
+            result["compile_and_run_s"] = round(time.perf_counter() - start, 2)
+            # Peak memory of a warm call: allocations above what the inputs hold.
+            second_inputs = copy.deepcopy(inputs)
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+            base = torch.cuda.memory_allocated()
+            torch.manual_seed(1)
+            compiled(*second_inputs)
+            torch.cuda.synchronize()
+            result["peak_bytes"] = torch.cuda.max_memory_allocated() - base
         result["graphs"] = len(exporter.written)
-        error = compare(expected, actual) or compare(eager_inputs, compiled_inputs)
+        result["timings"] = exporter.timings
+        error = compare(expected, actual) or compare(eager_inputs, first_inputs)
         if error:
             result["error"] = error
         else:
             result["status"] = "pass"
+        torch.save([t.detach().cpu() if isinstance(t, torch.Tensor) else t
+                    for t in flatten(actual)], os.path.join(out_dir, f"out-{name}-{mode}.pt"))
     except Exception as e:  # noqa: BLE001 - every failure is reported, none is fatal
         import traceback
         frames = [line for line in traceback.format_exception(e) if "wirc_export" in line]
         result["error"] = f"{type(e).__name__}: {str(e)[:1500]}"
         result["where"] = "".join(frames[-4:])[-1500:]
-    # The FX emitter must take every exported graph too.
-    fx = []
-    for file in sorted(os.listdir(fixtures)) if os.path.isdir(fixtures) else []:
-        if file.endswith(".json"):
-            r = subprocess.run([wirc, "compile", os.path.join(fixtures, file), "--emit=fx",
-                                "-o", "/dev/null"], capture_output=True, text=True)
-            fx.append({"graph": file, "rc": r.returncode, "stderr": r.stderr[-500:]})
-    result["fx"] = fx
-    kernels = 0
-    for file in os.listdir(fixtures) if os.path.isdir(fixtures) else []:
-        if file.endswith(".json"):
-            with open(os.path.join(fixtures, file)) as f:
-                kernels += sum(1 for n in json.load(f)["nodes"] if n["op"] == "kernel_call")
-    result["kernel_calls"] = kernels
+    if mode == "inductor":
+        # The FX emitter must take every exported graph too.
+        fx, kernels = [], 0
+        for file in sorted(os.listdir(fixtures)) if os.path.isdir(fixtures) else []:
+            if file.endswith(".json"):
+                r = subprocess.run([wirc, "compile", os.path.join(fixtures, file), "--emit=fx",
+                                    "-o", "/dev/null"], capture_output=True, text=True)
+                fx.append({"graph": file, "rc": r.returncode, "stderr": r.stderr[-500:]})
+                with open(os.path.join(fixtures, file)) as f:
+                    kernels += sum(1 for n in json.load(f)["nodes"] if n["op"] == "kernel_call")
+        result["fx"] = fx
+        result["kernel_calls"] = kernels
     print("RESULT " + json.dumps(result), flush=True)
 
 
@@ -113,37 +137,67 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--mode", default="python", help=argparse.SUPPRESS)
     parser.add_argument("programs", nargs="*")
     args = parser.parse_args()
     if args.one:
-        run_one(args.one, args.wirc, args.out)
+        run_one(args.one, args.mode, args.wirc, args.out)
         return 0
     sys.path.insert(0, HERE)
     import corpus
     names = args.programs or list(corpus.PROGRAMS)
 
-    def child(name):
+    def child(job):
+        name, mode = job
         env = dict(os.environ, PYTHONUNBUFFERED="1", TORCHINDUCTOR_COMPILE_THREADS="1")
-        p = subprocess.run([sys.executable, __file__, "--wirc", args.wirc, "--out", args.out,
-                            "--one", name], capture_output=True, text=True, env=env,
-                           timeout=400)
+        try:
+            p = subprocess.run([sys.executable, __file__, "--wirc", args.wirc, "--out", args.out,
+                                "--one", name, "--mode", mode], capture_output=True, text=True,
+                               env=env, timeout=400)
+        except subprocess.TimeoutExpired:
+            return {"program": name, "mode": mode, "status": "timeout"}
         for line in p.stdout.splitlines():
             if line.startswith("RESULT "):
                 return json.loads(line[7:])
-        return {"program": name, "status": "crash", "error": (p.stderr or p.stdout)[-2000:]}
+        return {"program": name, "mode": mode, "status": "crash",
+                "error": (p.stderr or p.stdout)[-2000:]}
 
+    jobs = [(name, mode) for name in names for mode in MODES]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(child, names))
+        results = list(pool.map(child, jobs))
+    by = {(r["program"], r["mode"]): r for r in results}
+    # wirc's outputs must also agree with Inductor's own compiled function.
+    import torch
+    for name in names:
+        reference = os.path.join(args.out, f"out-{name}-inductor.pt")
+        for mode in MODES[1:]:
+            r = by[(name, mode)]
+            path = os.path.join(args.out, f"out-{name}-{mode}.pt")
+            if r["status"] == "pass" and os.path.exists(reference) and os.path.exists(path):
+                error = compare(torch.load(reference), torch.load(path))
+                r["vs_inductor"] = error or "match"
+                if error:
+                    r["status"] = "fail"
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
-    for r in results:
-        fx_ok = all(g["rc"] == 0 for g in r.get("fx", []))
-        print(f"{r['program']:<22} {r['status']:<6} graphs={r.get('graphs', '-')} "
-              f"kernels={r.get('kernel_calls', '-')} fx={'ok' if fx_ok else 'FAIL'} "
-              f"{r.get('error', '')[:300]}")
-        if r.get("where"):
-            print("    " + r["where"].replace("\n", "\n    ")[-900:])
+    for name in names:
+        ind = by[(name, "inductor")]
+        line = f"{name:<22} inductor={ind['status']:<5} graphs={ind.get('graphs', '-')} " \
+               f"kernels={ind.get('kernel_calls', '-')} " \
+               f"fx={'ok' if all(g['rc'] == 0 for g in ind.get('fx', [])) else 'FAIL'}"
+        for mode in MODES[1:]:
+            r = by[(name, mode)]
+            line += f" {mode}={r['status']}"
+            if ind.get("peak_bytes") is not None and r.get("peak_bytes") is not None:
+                line += f" peak={r['peak_bytes']}/{ind['peak_bytes']}"
+        print(line)
+        for mode in MODES:
+            r = by[(name, mode)]
+            if r["status"] != "pass":
+                print(f"    {mode}: {r.get('error', '')[:400]}")
+                if r.get("where"):
+                    print("      " + r["where"].replace("\n", "\n      ")[-600:])
     return 0
 
 

@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "wirc/driver/Compiler.h"
+#include "wirc/support/Names.h"
+#include "wirc/plan/Trace.h"
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -77,9 +79,54 @@ int run(int argc, char **argv) {
   compile->add_flag("--fx-legacy-grid", request.emitOptions.fxLegacyGrid,
                     "FX: print a static launch's grid as its numels, the form of PyTorch PR "
                     "146942's example graphs");
+  compile->add_option("--fx-backend", request.emitOptions.fxBackend,
+                      "fx-module: a backend MODULE:FUNCTION that receives the GraphModule and "
+                      "returns the callable to run")
+      ->check([](const std::string &value) -> std::string {
+        size_t colon = value.find(':');
+        if (colon == std::string::npos)
+          return "expected MODULE:FUNCTION";
+        std::string_view module(value.data(), colon);
+        std::string_view function(value.data() + colon + 1, value.size() - colon - 1);
+        while (true) {
+          size_t dot = module.find('.');
+          if (!wirc::isPlainIdentifier(module.substr(0, dot)))
+            return "the module must be a dotted path of identifiers";
+          if (dot == std::string_view::npos)
+            break;
+          module.remove_prefix(dot + 1);
+        }
+        if (!wirc::isPlainIdentifier(function))
+          return "the function must be an identifier";
+        return {};
+      });
   bool noSizeAsserts = false;
   compile->add_flag("--no-size-asserts", noSizeAsserts,
                     "Do not check input and extern-output sizes and strides at run time");
+
+  wirc::plan::PlanTraceRequest traceRequest;
+  CLI::App *planTrace =
+      app.add_subcommand("plan-trace", "Plan the memory of a lifetime trace (MiniMalloc CSV)");
+  planTrace->add_option("input", traceRequest.inputPath, "Trace file ('-' for stdin)")->required();
+  std::string planName = "arena";
+  std::vector<std::string> planNames;
+  for (const wirc::plan::StrategyInfo &info : wirc::plan::strategies())
+    planNames.emplace_back(info.name);
+  planTrace->add_option("--memory-plan", planName, "Planning strategy")
+      ->check(CLI::IsMember(planNames))
+      ->default_str("arena");
+  planTrace->add_option("--plan-effort", traceRequest.options.effort,
+                        "Arena search effort: 0 is the portfolio alone; each level quadruples "
+                        "the search budget")
+      ->check(CLI::Range(0u, wirc::plan::kMaxEffort))
+      ->default_str(std::to_string(wirc::plan::kDefaultEffort));
+  planTrace->add_option("--plan-seed", traceRequest.options.seed, "Seed of the arena search")
+      ->default_str("0");
+  planTrace->add_option("--alignment", traceRequest.alignment,
+                        "Alignment of every buffer in bytes (a power of two)")
+      ->default_str("1");
+  planTrace->add_flag("--emit-offsets", traceRequest.emitOffsets,
+                      "Add every buffer's offset, by id in input order");
 
   try {
     app.parse(argc, argv);
@@ -94,6 +141,18 @@ int run(int argc, char **argv) {
   if (listPasses) {
     std::fputs(passList().c_str(), stdout);
     return 0;
+  }
+  if (planTrace->parsed()) {
+    traceRequest.options.strategy = *wirc::plan::parseStrategy(planName);
+    wirc::DiagnosticEngine diag(printDiagnostic);
+    std::string json;
+    wirc::ExitCode code = wirc::plan::planTrace(traceRequest, diag, json);
+    if (diag.numErrors() > wirc::DiagnosticEngine::kMaxReportedErrors)
+      std::fprintf(stderr, "wirc: note: %u more errors not shown\n",
+                   diag.numErrors() - wirc::DiagnosticEngine::kMaxReportedErrors);
+    if (code == wirc::ExitCode::Success)
+      std::fwrite(json.data(), 1, json.size(), stdout);
+    return toInt(code);
   }
   if (!compile->parsed()) {
     std::fputs(app.help().c_str(), stderr);

@@ -10,7 +10,7 @@
 
 namespace wirc::emit {
 
-enum class EmitKind : uint8_t { Fx, Python, Cpp };
+enum class EmitKind : uint8_t { Fx, FxModule, Python, Cpp };
 
 /// The table of emit kinds: the --emit= name, the output's usual file
 /// extension, and whether this build implements it.
@@ -29,6 +29,9 @@ struct EmitOptions {
   /// argument, the tuple of its x/y/z numels, as PyTorch PR 146942's example
   /// graphs do. Dynamic launches always print their launch grid.
   bool fxLegacyGrid = false;
+  /// fx-module only: "module:function", a backend that receives the
+  /// GraphModule and returns the callable to run; empty runs the graph.
+  std::string fxBackend;
 };
 const EmitKindInfo *findEmitKind(std::string_view name);
 
@@ -38,6 +41,9 @@ std::string emitModule(EmitKind kind, const ir::Module &module, const EmitOption
 
 /// The Inductor-style output-code module of --emit=python (emit/PythonEmitter.cpp).
 std::string emitPython(const ir::Module &module);
+
+/// The runnable GraphModule module of --emit=fx-module (emit/FxModuleEmitter.cpp).
+std::string emitFxModule(const ir::Module &module, const EmitOptions &options = {});
 
 /// The FX graph text of --emit=fx (emit/FxEmitter.cpp).
 std::string emitFx(const ir::Module &module, const EmitOptions &options = {});

@@ -15,7 +15,7 @@ def main() -> int:
     parser.add_argument("--out", required=True, help="directory for the graph files")
     parser.add_argument("--artifacts", action="store_true",
                         help="include each kernel config's compiled PTX and cubin")
-    parser.add_argument("--replace", choices=["python"], default=None,
+    parser.add_argument("--replace", choices=["python", "fx-module"], default=None,
                         help="run the program with wirc's emitted wrapper instead of "
                         "Inductor's (validation)")
     parser.add_argument("--wirc", default="wirc", help="the wirc binary for --replace")

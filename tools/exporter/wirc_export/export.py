@@ -16,6 +16,7 @@ import math
 import os
 import re
 import subprocess
+import time
 from typing import Any, Optional
 
 import sympy
@@ -652,6 +653,9 @@ class _Exporter:
         self.wirc = wirc
         self.count = 0
         self.written: list[str] = []
+        # Per graph: seconds Inductor's wrapper generation took (_generate)
+        # and seconds `wirc compile` took end to end, process start included.
+        self.timings: list[dict] = []
         # Subgraphs are generated (by Inductor) before the graph that calls
         # them: name -> (fields, symbols, kernels).
         self.subgraphs: dict[str, tuple] = {}
@@ -671,8 +675,10 @@ class _Exporter:
         return path
 
     def emitted(self, path: str) -> str:
+        start = time.perf_counter()
         result = subprocess.run([self.wirc, "compile", path, f"--emit={self.replace}"],
                                 capture_output=True, text=True)
+        self.timings[-1]["wirc_s"] = time.perf_counter() - start
         if result.returncode != 0:
             raise ExportError(f"wirc failed on {path}:\n{result.stderr}")
         return result.stdout
@@ -709,7 +715,13 @@ class WircExportWrapperCodegen(W.PythonWrapperCodegen):
     def _generate(self, is_inference):
         exporter = _ACTIVE
         path = exporter.export(self) if exporter is not None else None
+        start = time.perf_counter()
         result = super()._generate(is_inference)
+        if exporter is not None:
+            lines = str(getattr(result[0], "value", result[0])).count("\n")
+            exporter.timings.append({"graph": os.path.basename(path),
+                                     "inductor_generate_s": time.perf_counter() - start,
+                                     "inductor_wrapper_lines": lines})
         if exporter is not None and exporter.replace:
             code = exporter.emitted(path)
             first = result[0]
@@ -749,7 +761,8 @@ def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] =
 
     Caches that would skip code generation are turned off, as are graph
     partitions and alignment asserts, which the graph format does not carry.
-    With replace="python", the program runs wirc's emitted Python wrapper.
+    With replace="python" or "fx-module", the program runs wirc's emitted
+    wrapper (a Python module, or a module running the FX GraphModule).
     """
     global _ACTIVE
     codegen_common.init_backend_registration()
