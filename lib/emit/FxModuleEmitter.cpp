@@ -514,14 +514,27 @@ def compile_graph(gm):
     return getattr(importlib.import_module(module_name), function_name)(gm)
 
 
+def _boxed(gm):
+    """Without a backend the graph takes its inputs as a list that it clears,
+    like Inductor's call(args), so inputs are freed as soon as they die."""
+    gm.graph.set_codegen(torch.fx.graph._BoxedCodeGen())
+    gm.recompile()
+    return gm
+
+
 def call(args):
     """Inductor's calling convention: takes the inputs as a list, which it clears."""
     global _compiled
     if _compiled is None:
-        _compiled = compile_graph(graph_module())
+        if BACKEND is None and hasattr(torch.fx.graph, "_BoxedCodeGen"):
+            gm = _boxed(graph_module())
+            _compiled = lambda inputs: gm(inputs)
+        else:
+            fn = compile_graph(graph_module())
+            _compiled = lambda inputs: fn(*inputs)
     inputs = list(args)
     args.clear()
-    return tuple(_compiled(*inputs))
+    return tuple(_compiled(inputs))
 )",
                      backend);
   return out;

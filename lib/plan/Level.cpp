@@ -11,91 +11,162 @@ namespace wirc::plan::detail {
 
 namespace {
 
-/// The decoder's open sections: a binary heap with one entry per section,
-/// ordered by (level, bytes still to place descending, section).
+/// The decoder's open sections, by (level, bytes still to place descending,
+/// section). A section's level only rises and its bytes only fall, so each
+/// change only moves it later: the heap keeps the key a section had when it
+/// was last ordered and refreshes it lazily when the section reaches the
+/// top. The top is then always right: its stored key is the smallest and no
+/// current key is smaller than its stored one.
 class SectionQueue {
 public:
   SectionQueue(int32_t sections, const std::vector<int64_t> &remaining)
-      : remaining(remaining), level(sections, 0), position(sections, kAbsent) {
+      : remaining(remaining), level(sections, 0), inHeap(sections, 0) {
     heap.reserve(sections);
   }
 
-  bool empty() const { return heap.empty(); }
-  int32_t top() const { return heap.front(); }
+  /// The first section, or -1 when none is open.
+  int32_t top() {
+    while (!heap.empty()) {
+      Entry &first = heap.front();
+      const int32_t k = first.section;
+      if (remaining[k] == 0) {
+        inHeap[k] = 0;
+        first = heap.back();
+        heap.pop_back();
+        if (!heap.empty())
+          siftDown();
+        continue;
+      }
+      if (first.level != level[k] || first.remaining != remaining[k]) {
+        first.level = level[k];
+        first.remaining = remaining[k];
+        siftDown();
+        continue;
+      }
+      return k;
+    }
+    return -1;
+  }
   int64_t levelOf(int32_t k) const { return level[k]; }
 
-  /// Inserts \p k or moves it to \p newLevel.
+  /// Opens \p k at \p newLevel, or moves it there; never lower than before.
   void set(int32_t k, int64_t newLevel) {
     level[k] = newLevel;
-    if (position[k] == kAbsent) {
-      position[k] = static_cast<int32_t>(heap.size());
-      heap.push_back(k);
-    }
-    // Its bytes may also have dropped since it was placed: restore the heap
-    // both ways.
-    siftDown(siftUp(position[k]));
-  }
-  void remove(int32_t k) {
-    int32_t at = position[k];
-    if (at == kAbsent)
+    if (inHeap[k])
       return;
-    int32_t last = heap.back();
-    heap.pop_back();
-    position[k] = kAbsent;
-    if (last == k)
-      return;
-    heap[at] = last;
-    position[last] = at;
-    siftDown(siftUp(at));
+    inHeap[k] = 1;
+    heap.push_back({newLevel, remaining[k], k});
+    siftUp();
   }
 
 private:
-  static constexpr int32_t kAbsent = -1;
+  struct Entry {
+    int64_t level;
+    int64_t remaining;
+    int32_t section;
+  };
 
-  bool before(int32_t a, int32_t b) const {
-    if (level[a] != level[b])
-      return level[a] < level[b];
-    if (remaining[a] != remaining[b])
-      return remaining[a] > remaining[b];
-    return a < b;
+  static bool before(const Entry &a, const Entry &b) {
+    if (a.level != b.level)
+      return a.level < b.level;
+    if (a.remaining != b.remaining)
+      return a.remaining > b.remaining;
+    return a.section < b.section;
   }
-  int32_t siftUp(int32_t at) {
-    int32_t k = heap[at];
+  void siftUp() {
+    size_t at = heap.size() - 1;
+    Entry entry = heap[at];
     while (at > 0) {
-      int32_t parent = (at - 1) / 2;
-      if (!before(k, heap[parent]))
+      size_t parent = (at - 1) / 2;
+      if (!before(entry, heap[parent]))
         break;
       heap[at] = heap[parent];
-      position[heap[at]] = at;
       at = parent;
     }
-    heap[at] = k;
-    position[k] = at;
-    return at;
+    heap[at] = entry;
   }
-  void siftDown(int32_t at) {
-    int32_t k = heap[at];
-    const int32_t size = static_cast<int32_t>(heap.size());
+  void siftDown() {
+    size_t at = 0;
+    Entry entry = heap[0];
+    const size_t size = heap.size();
     while (true) {
-      int32_t child = 2 * at + 1;
+      size_t child = 2 * at + 1;
       if (child >= size)
         break;
       if (child + 1 < size && before(heap[child + 1], heap[child]))
         ++child;
-      if (!before(heap[child], k))
+      if (!before(heap[child], entry))
         break;
       heap[at] = heap[child];
-      position[heap[at]] = at;
       at = child;
     }
-    heap[at] = k;
-    position[k] = at;
+    heap[at] = entry;
   }
 
   const std::vector<int64_t> &remaining;
   std::vector<int64_t> level;
-  std::vector<int32_t> position;
-  std::vector<int32_t> heap;
+  std::vector<char> inHeap;
+  std::vector<Entry> heap;
+};
+
+/// Up to this many sections the decoder scans plain arrays instead of
+/// searching trees and heaps.
+constexpr int32_t kFewSections = 512;
+
+/// FloorTree's interface over a plain array: linear walks, no tree.
+class FloorArray {
+public:
+  explicit FloorArray(int32_t sections) : floor(static_cast<size_t>(sections), 0) {}
+  void raise(int32_t first, int32_t last, int64_t value) {
+    std::fill(floor.begin() + first, floor.begin() + last, value);
+  }
+  int64_t at(int32_t k) const { return floor[k]; }
+  int32_t lastAbove(int32_t k, int64_t level) const {
+    int32_t j = k - 1;
+    while (j >= 0 && floor[j] <= level)
+      --j;
+    return j;
+  }
+  int32_t firstAbove(int32_t k, int64_t level) const {
+    int32_t j = k;
+    const int32_t sections = static_cast<int32_t>(floor.size());
+    while (j < sections && floor[j] <= level)
+      ++j;
+    return j;
+  }
+
+private:
+  std::vector<int64_t> floor;
+};
+
+/// SectionQueue's interface as a scan over all sections: three simple
+/// passes that the compiler can vectorize.
+class ScanQueue {
+public:
+  ScanQueue(int32_t sections, const std::vector<int64_t> &remaining)
+      : remaining(remaining), level(static_cast<size_t>(sections), kClosed) {}
+
+  int32_t top() const {
+    const size_t sections = level.size();
+    int64_t lowest = kClosed;
+    for (size_t k = 0; k < sections; ++k)
+      lowest = std::min(lowest, level[k]);
+    if (lowest == kClosed)
+      return -1;
+    int64_t most = -1;
+    for (size_t k = 0; k < sections; ++k)
+      most = std::max(most, level[k] == lowest ? remaining[k] : int64_t{-1});
+    for (size_t k = 0;; ++k)
+      if (level[k] == lowest && remaining[k] == most)
+        return static_cast<int32_t>(k);
+  }
+  int64_t levelOf(int32_t k) const { return level[k]; }
+  void set(int32_t k, int64_t newLevel) { level[k] = remaining[k] == 0 ? kClosed : newLevel; }
+
+private:
+  static constexpr int64_t kClosed = std::numeric_limits<int64_t>::max();
+  const std::vector<int64_t> &remaining;
+  std::vector<int64_t> level;
 };
 
 } // namespace
@@ -135,38 +206,51 @@ LevelDecoder::LevelDecoder(const Instance &inst) : inst(inst) {
   for (uint32_t i = 0; i < inst.count(); ++i)
     for (int32_t k = inst.first[i]; k < inst.last[i]; ++k)
       coverItems[fill[k]++] = i;
+  for (int32_t k = 0; k < sections; ++k)
+    std::stable_sort(coverItems.begin() + coverStart[k], coverItems.begin() + coverStart[k + 1],
+                     [&](uint32_t a, uint32_t b) { return inst.first[a] > inst.first[b]; });
 }
 
 int64_t LevelDecoder::run(const std::vector<double> &key, Offsets &offsets, uint64_t &work) {
+  // Both variants make the same choices; plain arrays are faster when they
+  // are short.
+  if (inst.numSections <= kFewSections)
+    return runWith<FloorArray, ScanQueue>(key, offsets, work);
+  return runWith<FloorTree, SectionQueue>(key, offsets, work);
+}
+
+template <typename Floors, typename Queue>
+int64_t LevelDecoder::runWith(const std::vector<double> &key, Offsets &offsets, uint64_t &work) {
   const int32_t sections = inst.numSections;
   const size_t n = inst.count();
   offsets.assign(n, -1);
   if (n == 0)
     return 0;
-  FloorTree floors(sections);
+  Floors floors(sections);
   std::vector<int64_t> remaining = sectionBytes; // bytes still to place per section
-  // Each section's list keeps its unplaced requests in [start, start + live);
-  // placed ones are swapped out when met. Only the order within a list
-  // changes, and the choice below does not depend on it.
-  std::vector<uint32_t> live(static_cast<size_t>(sections));
+  // Each section's list, latest first span first, keeps its unplaced
+  // requests in order; placed ones are skipped, and squeezed out once they
+  // are half of the list.
+  std::vector<uint32_t> items(coverItems);
+  std::vector<uint32_t> length(static_cast<size_t>(sections));
+  std::vector<uint32_t> dead(static_cast<size_t>(sections), 0);
   for (int32_t k = 0; k < sections; ++k)
-    live[k] = coverStart[k + 1] - coverStart[k];
+    length[k] = coverStart[k + 1] - coverStart[k];
   std::vector<char> placed(n, 0);
 
   // One entry per section: the level at which to look at it next. Lowest
   // level first; at one level the most loaded section first.
-  SectionQueue open(sections, remaining);
+  Queue open(sections, remaining);
   for (int32_t k = 0; k < sections; ++k)
     if (remaining[k] > 0)
       open.set(k, 0);
 
-  constexpr int64_t kNoWall = std::numeric_limits<int64_t>::max();
   int64_t peak = 0;
   size_t left = n;
   while (left > 0) {
-    if (open.empty())
-      throw InternalError("level decoder: requests left but no open section");
     const int32_t k = open.top();
+    if (k < 0)
+      throw InternalError("level decoder: requests left but no open section");
     const int64_t level = open.levelOf(k);
     ++work;
     // The valley: the run of sections around k no higher than the level. A
@@ -174,31 +258,30 @@ int64_t LevelDecoder::run(const std::vector<double> &key, Offsets &offsets, uint
     const int32_t valleyFirst = floors.lastAbove(k, level) + 1;
     const int32_t valleyLast = floors.firstAbove(k + 1, level);
 
+    // Requests that begin before the valley cannot fit; the list is sorted
+    // so that they come last.
     int64_t pick = -1;
-    uint32_t *items = coverItems.data() + coverStart[k];
-    for (uint32_t idx = 0; idx < live[k];) {
-      uint32_t c = items[idx];
-      if (placed[c]) {
-        items[idx] = items[--live[k]];
-        items[live[k]] = c;
-        continue;
-      }
-      ++idx;
+    uint32_t *list = items.data() + coverStart[k];
+    for (uint32_t idx = 0; idx < length[k]; ++idx) {
+      uint32_t c = list[idx];
+      if (inst.first[c] < valleyFirst)
+        break;
       ++work;
-      if (inst.first[c] < valleyFirst || inst.last[c] > valleyLast)
+      if (placed[c] || inst.last[c] > valleyLast)
         continue;
       if (pick < 0 || key[c] > key[pick] || (key[c] == key[pick] && c < pick))
         pick = c;
     }
 
     if (pick < 0) {
-      // Nothing fits here until a wall of the valley is reached.
-      int64_t wake = kNoWall;
+      // Nothing fits until the level reaches a wall of the valley: every
+      // request of the section crosses one.
+      int64_t wake = std::numeric_limits<int64_t>::max();
       if (valleyFirst > 0)
         wake = std::min(wake, floors.at(valleyFirst - 1));
       if (valleyLast < sections)
         wake = std::min(wake, floors.at(valleyLast));
-      if (wake == kNoWall)
+      if (wake == std::numeric_limits<int64_t>::max())
         throw InternalError("level decoder: a section without walls has no candidate");
       open.set(k, wake);
       continue;
@@ -214,11 +297,15 @@ int64_t LevelDecoder::run(const std::vector<double> &key, Offsets &offsets, uint
     floors.raise(inst.first[c], inst.last[c], end);
     work += static_cast<uint64_t>(inst.last[c] - inst.first[c]);
     for (int32_t s = inst.first[c]; s < inst.last[c]; ++s) {
+      if (2 * ++dead[s] > length[s]) {
+        uint32_t *list = items.data() + coverStart[s];
+        length[s] = static_cast<uint32_t>(
+            std::remove_if(list, list + length[s], [&](uint32_t j) { return placed[j] != 0; }) -
+            list);
+        dead[s] = 0;
+      }
       remaining[s] -= inst.size[c];
-      if (remaining[s] > 0)
-        open.set(s, end);
-      else
-        open.remove(s);
+      open.set(s, end);
     }
   }
   return peak;

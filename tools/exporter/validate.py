@@ -60,6 +60,8 @@ def compare(expected, actual):
 
 
 MODES = ("inductor", "python", "fx-module")
+# The backend hook is checked on a few programs: fx-module with a user backend.
+BACKEND_PROGRAMS = ("mlp", "cond", "training")
 
 
 def run_one(name, mode, wirc, out_dir):
@@ -84,8 +86,9 @@ def run_one(name, mode, wirc, out_dir):
         torch.manual_seed(1)
         expected = fn(*eager_inputs)
         torch._dynamo.reset()
-        replace = None if mode == "inductor" else mode
-        with exporting(fixtures, replace=replace, wirc=wirc) as exporter:
+        replace = None if mode == "inductor" else "fx-module" if mode == "fx-backend" else mode
+        wirc_args = ["--fx-backend=example_backend:compile_graph"] if mode == "fx-backend" else []
+        with exporting(fixtures, replace=replace, wirc=wirc, wirc_args=wirc_args) as exporter:
             compiled = torch.compile(fn, dynamic=entry["dynamic"])
             first_inputs = copy.deepcopy(inputs)
             start = time.perf_counter()
@@ -103,6 +106,12 @@ def run_one(name, mode, wirc, out_dir):
             torch.cuda.synchronize()
             result["peak_bytes"] = torch.cuda.max_memory_allocated() - base
         result["graphs"] = len(exporter.written)
+        if mode == "fx-backend":
+            import example_backend
+            result["backend_calls"] = example_backend.CALLS
+            if example_backend.CALLS != len(exporter.written):
+                raise RuntimeError(f"the backend compiled {example_backend.CALLS} graphs of "
+                                   f"{len(exporter.written)}")
         result["timings"] = exporter.timings
         error = compare(expected, actual) or compare(eager_inputs, first_inputs)
         if error:
@@ -163,6 +172,7 @@ def main():
                 "error": (p.stderr or p.stdout)[-2000:]}
 
     jobs = [(name, mode) for name in names for mode in MODES]
+    jobs += [(name, "fx-backend") for name in names if name in BACKEND_PROGRAMS]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(child, jobs))
     by = {(r["program"], r["mode"]): r for r in results}
@@ -170,8 +180,10 @@ def main():
     import torch
     for name in names:
         reference = os.path.join(args.out, f"out-{name}-inductor.pt")
-        for mode in MODES[1:]:
-            r = by[(name, mode)]
+        for mode in MODES[1:] + ("fx-backend",):
+            r = by.get((name, mode))
+            if r is None:
+                continue
             path = os.path.join(args.out, f"out-{name}-{mode}.pt")
             if r["status"] == "pass" and os.path.exists(reference) and os.path.exists(path):
                 error = compare(torch.load(reference), torch.load(path))
@@ -186,14 +198,18 @@ def main():
         line = f"{name:<22} inductor={ind['status']:<5} graphs={ind.get('graphs', '-')} " \
                f"kernels={ind.get('kernel_calls', '-')} " \
                f"fx={'ok' if all(g['rc'] == 0 for g in ind.get('fx', [])) else 'FAIL'}"
-        for mode in MODES[1:]:
-            r = by[(name, mode)]
+        for mode in MODES[1:] + ("fx-backend",):
+            r = by.get((name, mode))
+            if r is None:
+                continue
             line += f" {mode}={r['status']}"
             if ind.get("peak_bytes") is not None and r.get("peak_bytes") is not None:
                 line += f" peak={r['peak_bytes']}/{ind['peak_bytes']}"
         print(line)
-        for mode in MODES:
-            r = by[(name, mode)]
+        for mode in MODES + ("fx-backend",):
+            r = by.get((name, mode))
+            if r is None:
+                continue
             if r["status"] != "pass":
                 print(f"    {mode}: {r.get('error', '')[:400]}")
                 if r.get("where"):

@@ -646,11 +646,13 @@ class _GraphConverter:
 
 
 class _Exporter:
-    def __init__(self, out_dir: str, artifacts: bool, replace: Optional[str], wirc: str):
+    def __init__(self, out_dir: str, artifacts: bool, replace: Optional[str], wirc: str,
+                 wirc_args: list):
         self.out_dir = out_dir
         self.artifacts = artifacts
         self.replace = replace
         self.wirc = wirc
+        self.wirc_args = list(wirc_args)
         self.count = 0
         self.written: list[str] = []
         # Per graph: seconds Inductor's wrapper generation took (_generate)
@@ -676,7 +678,8 @@ class _Exporter:
 
     def emitted(self, path: str) -> str:
         start = time.perf_counter()
-        result = subprocess.run([self.wirc, "compile", path, f"--emit={self.replace}"],
+        result = subprocess.run([self.wirc, "compile", path, f"--emit={self.replace}",
+                                 *self.wirc_args],
                                 capture_output=True, text=True)
         self.timings[-1]["wirc_s"] = time.perf_counter() - start
         if result.returncode != 0:
@@ -756,13 +759,14 @@ class _ExportingSubgraphCodegen(W.SubgraphPythonWrapperCodegen):
 
 @contextlib.contextmanager
 def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] = None,
-              wirc: str = "wirc"):
+              wirc: str = "wirc", wirc_args: tuple = ()):
     """Exports every graph Inductor compiles while the context is active.
 
     Caches that would skip code generation are turned off, as are graph
     partitions and alignment asserts, which the graph format does not carry.
     With replace="python" or "fx-module", the program runs wirc's emitted
-    wrapper (a Python module, or a module running the FX GraphModule).
+    wrapper (a Python module, or a module running the FX GraphModule);
+    wirc_args are added to the `wirc compile` command line.
     """
     global _ACTIVE
     codegen_common.init_backend_registration()
@@ -771,7 +775,7 @@ def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] =
         raise ExportError("no CUDA backend is registered in this build of PyTorch")
     scheduling = previous.scheduling
     cpp = getattr(previous, "cpp_wrapper_codegen", None)
-    exporter = _Exporter(out_dir, artifacts, replace, wirc)
+    exporter = _Exporter(out_dir, artifacts, replace, wirc, list(wirc_args))
     patches = {"fx_graph_cache": False, "fx_graph_remote_cache": False,
                "alignment_asserts": False}
     if hasattr(inductor_config, "graph_partition"):
