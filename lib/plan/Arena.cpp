@@ -23,9 +23,10 @@ namespace wirc::plan::detail {
 namespace {
 
 /// Work units of the effort-1 search; each effort level multiplies it by 4.
-/// One unit is one visit of a request in a section list or one pop of the
-/// decoder's queue: a few hundred million per second.
-constexpr uint64_t kSearchWorkBase = 12'000'000;
+/// A unit is one step of the decoder (a request looked at, a section taken
+/// from or reordered in its queue, a section raised): roughly 5 to 15 ns, so
+/// effort 1 takes tens of milliseconds.
+constexpr uint64_t kSearchWorkBase = 3'000'000;
 
 uint64_t searchBudget(unsigned effort) {
   if (effort == 0)

@@ -24,8 +24,9 @@ public:
     heap.reserve(sections);
   }
 
-  /// The first section, or -1 when none is open.
-  int32_t top() {
+  /// The first section, or -1 when none is open. Adds the keys it had to
+  /// refresh to \p work.
+  int32_t top(uint64_t &work) {
     while (!heap.empty()) {
       Entry &first = heap.front();
       const int32_t k = first.section;
@@ -41,6 +42,7 @@ public:
         first.level = level[k];
         first.remaining = remaining[k];
         siftDown();
+        ++work;
         continue;
       }
       return k;
@@ -109,66 +111,6 @@ private:
   std::vector<Entry> heap;
 };
 
-/// Up to this many sections the decoder scans plain arrays instead of
-/// searching trees and heaps.
-constexpr int32_t kFewSections = 512;
-
-/// FloorTree's interface over a plain array: linear walks, no tree.
-class FloorArray {
-public:
-  explicit FloorArray(int32_t sections) : floor(static_cast<size_t>(sections), 0) {}
-  void raise(int32_t first, int32_t last, int64_t value) {
-    std::fill(floor.begin() + first, floor.begin() + last, value);
-  }
-  int64_t at(int32_t k) const { return floor[k]; }
-  int32_t lastAbove(int32_t k, int64_t level) const {
-    int32_t j = k - 1;
-    while (j >= 0 && floor[j] <= level)
-      --j;
-    return j;
-  }
-  int32_t firstAbove(int32_t k, int64_t level) const {
-    int32_t j = k;
-    const int32_t sections = static_cast<int32_t>(floor.size());
-    while (j < sections && floor[j] <= level)
-      ++j;
-    return j;
-  }
-
-private:
-  std::vector<int64_t> floor;
-};
-
-/// SectionQueue's interface as a scan over all sections: three simple
-/// passes that the compiler can vectorize.
-class ScanQueue {
-public:
-  ScanQueue(int32_t sections, const std::vector<int64_t> &remaining)
-      : remaining(remaining), level(static_cast<size_t>(sections), kClosed) {}
-
-  int32_t top() const {
-    const size_t sections = level.size();
-    int64_t lowest = kClosed;
-    for (size_t k = 0; k < sections; ++k)
-      lowest = std::min(lowest, level[k]);
-    if (lowest == kClosed)
-      return -1;
-    int64_t most = -1;
-    for (size_t k = 0; k < sections; ++k)
-      most = std::max(most, level[k] == lowest ? remaining[k] : int64_t{-1});
-    for (size_t k = 0;; ++k)
-      if (level[k] == lowest && remaining[k] == most)
-        return static_cast<int32_t>(k);
-  }
-  int64_t levelOf(int32_t k) const { return level[k]; }
-  void set(int32_t k, int64_t newLevel) { level[k] = remaining[k] == 0 ? kClosed : newLevel; }
-
-private:
-  static constexpr int64_t kClosed = std::numeric_limits<int64_t>::max();
-  const std::vector<int64_t> &remaining;
-  std::vector<int64_t> level;
-};
-
 } // namespace
 
 Offsets placeSkyline(const Instance &inst, const std::vector<uint32_t> &order) {
@@ -212,21 +154,12 @@ LevelDecoder::LevelDecoder(const Instance &inst) : inst(inst) {
 }
 
 int64_t LevelDecoder::run(const std::vector<double> &key, Offsets &offsets, uint64_t &work) {
-  // Both variants make the same choices; plain arrays are faster when they
-  // are short.
-  if (inst.numSections <= kFewSections)
-    return runWith<FloorArray, ScanQueue>(key, offsets, work);
-  return runWith<FloorTree, SectionQueue>(key, offsets, work);
-}
-
-template <typename Floors, typename Queue>
-int64_t LevelDecoder::runWith(const std::vector<double> &key, Offsets &offsets, uint64_t &work) {
   const int32_t sections = inst.numSections;
   const size_t n = inst.count();
   offsets.assign(n, -1);
   if (n == 0)
     return 0;
-  Floors floors(sections);
+  FloorTree floors(sections);
   std::vector<int64_t> remaining = sectionBytes; // bytes still to place per section
   // Each section's list, latest first span first, keeps its unplaced
   // requests in order; placed ones are skipped, and squeezed out once they
@@ -240,7 +173,7 @@ int64_t LevelDecoder::runWith(const std::vector<double> &key, Offsets &offsets, 
 
   // One entry per section: the level at which to look at it next. Lowest
   // level first; at one level the most loaded section first.
-  Queue open(sections, remaining);
+  SectionQueue open(sections, remaining);
   for (int32_t k = 0; k < sections; ++k)
     if (remaining[k] > 0)
       open.set(k, 0);
@@ -248,7 +181,7 @@ int64_t LevelDecoder::runWith(const std::vector<double> &key, Offsets &offsets, 
   int64_t peak = 0;
   size_t left = n;
   while (left > 0) {
-    const int32_t k = open.top();
+    const int32_t k = open.top(work);
     if (k < 0)
       throw InternalError("level decoder: requests left but no open section");
     const int64_t level = open.levelOf(k);
@@ -298,10 +231,11 @@ int64_t LevelDecoder::runWith(const std::vector<double> &key, Offsets &offsets, 
     work += static_cast<uint64_t>(inst.last[c] - inst.first[c]);
     for (int32_t s = inst.first[c]; s < inst.last[c]; ++s) {
       if (2 * ++dead[s] > length[s]) {
-        uint32_t *list = items.data() + coverStart[s];
+        uint32_t *section = items.data() + coverStart[s];
         length[s] = static_cast<uint32_t>(
-            std::remove_if(list, list + length[s], [&](uint32_t j) { return placed[j] != 0; }) -
-            list);
+            std::remove_if(section, section + length[s],
+                           [&](uint32_t j) { return placed[j] != 0; }) -
+            section);
         dead[s] = 0;
       }
       remaining[s] -= inst.size[c];

@@ -123,9 +123,6 @@ public:
   int64_t run(const std::vector<double> &key, Offsets &offsets, uint64_t &work);
 
 private:
-  template <typename Floors, typename Queue>
-  int64_t runWith(const std::vector<double> &key, Offsets &offsets, uint64_t &work);
-
   const Instance &inst;
   std::vector<uint32_t> coverStart; ///< CSR: section -> its covering requests
   std::vector<uint32_t> coverItems;

@@ -2,10 +2,11 @@
 
 usage: run_corpus.py WIRC FIXTURES_DIR CHECK_MODULE_PY
 
-Each graph must compile to FX, Python and Wrapper IR with exit code 0; the
-Python module must parse and embed every kernel source exactly; the output
-must be the same on a second run. Prints one line per graph and a summary.
+Each graph must compile to FX, the FX module, Python and Wrapper IR with exit
+code 0; the Python modules must parse and embed every kernel source exactly;
+the output must be the same on a second run. Prints one line per graph and a summary.
 """
+import ast
 import os
 import subprocess
 import sys
@@ -17,7 +18,7 @@ failures = 0
 for graph in graphs:
     name = os.path.relpath(graph, root)
     outputs = {}
-    for emit in ("fx", "python"):
+    for emit in ("fx", "fx-module", "python"):
         runs = [subprocess.run([wirc, "compile", graph, f"--emit={emit}"], capture_output=True,
                                text=True) for _ in range(2)]
         if runs[0].returncode != 0:
@@ -27,6 +28,11 @@ for graph in graphs:
             print(f"FAIL {name} --emit={emit}: output differs between runs")
             failures += 1
         outputs[emit] = runs[0].stdout
+    try:
+        ast.parse(outputs.get("fx-module", ""))
+    except SyntaxError as e:
+        print(f"FAIL {name} fx-module does not parse: {e}")
+        failures += 1
     ir = subprocess.run([wirc, "compile", graph, "--print-ir"], capture_output=True, text=True)
     if ir.returncode != 0:
         print(f"FAIL {name} --print-ir: {ir.stderr.strip()[:400]}")
