@@ -10,10 +10,10 @@
 #include "wirc/graph/Reader.h"
 
 #include "wirc/graph/JsonLocator.h"
+#include "wirc/support/Json.h"
 #include "wirc/support/Names.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <initializer_list>
 #include <limits>
@@ -23,7 +23,7 @@
 
 namespace wirc::graph {
 
-using Json = nlohmann::ordered_json;
+using Json = json::Value;
 
 namespace {
 
@@ -130,27 +130,24 @@ private:
     return ok;
   }
 
-  const Json *field(const Json &object, std::string_view pointer, const char *key,
-                    bool required, std::string_view what) {
-    auto it = object.find(key);
-    if (it == object.end()) {
-      if (required)
-        diag.error(pointer, fmt::format("missing field '{}' in {}", key, what));
-      return nullptr;
-    }
-    return &*it;
+  std::optional<Json> field(const Json &object, std::string_view pointer, const char *key,
+                            bool required, std::string_view what) {
+    std::optional<Json> member = object.find(key);
+    if (!member && required)
+      diag.error(pointer, fmt::format("missing field '{}' in {}", key, what));
+    return member;
   }
 
   std::optional<std::string> getString(const Json &value, std::string_view pointer) {
     if (!expectType(value, pointer, Json::value_t::string, "a string"))
       return std::nullopt;
-    const auto &text = value.get_ref<const std::string &>();
+    std::string_view text = value.str();
     if (text.size() > limits.maxStringBytes) {
       diag.error(pointer, fmt::format("string is longer than the limit of {} bytes",
                                       limits.maxStringBytes));
       return std::nullopt;
     }
-    return text;
+    return std::string(text);
   }
 
   std::optional<int64_t> getInt(const Json &value, std::string_view pointer, int64_t min,
@@ -214,7 +211,8 @@ private:
   std::optional<sym::Expr> getExpr(const Json &value, std::string_view pointer,
                                    std::string_view what, bool nonNegative) {
     if (value.is_number()) {
-      if (nonNegative && value.is_number_integer() && value.get<int64_t>() < 0) {
+      if (nonNegative && value.type() == Json::value_t::number_integer &&
+          value.get<int64_t>() < 0) {
         diag.error(pointer, fmt::format("{} {} is negative; expected 0 or more", what,
                                         value.get<int64_t>()));
         return std::nullopt;
@@ -230,7 +228,7 @@ private:
                                       what, typeName(value)));
       return std::nullopt;
     }
-    const auto &text = value.get_ref<const std::string &>();
+    std::string_view text = value.str();
     sym::ParseError error;
     auto expr = sym::parseExpr(text, error);
     if (!expr) {
@@ -312,32 +310,15 @@ std::unique_ptr<Document> Reader::read(std::string_view text) {
                            limits.maxInputBytes));
     return nullptr;
   }
-  Json root;
-  bool tooDeep = false;
-  Json::parser_callback_t depthCheck = [&](int depth, Json::parse_event_t, Json &) {
-    if (static_cast<unsigned>(depth) > limits.maxNesting)
-      tooDeep = true;
-    return !tooDeep;
-  };
-  try {
-    root = Json::parse(text.begin(), text.end(), depthCheck, /*allow_exceptions=*/true,
-                       /*ignore_comments=*/false);
-  } catch (const Json::parse_error &e) {
-    // nlohmann's message names the byte; re-derive line and column from it
-    // and keep only the part after its own location prefix.
-    std::string what = e.what();
-    size_t cut = what.find("syntax error ");
-    std::string message = cut == std::string::npos ? what : what.substr(cut);
-    if (auto colon = message.find(": "); colon != std::string::npos)
-      message = message.substr(colon + 2);
-    size_t offset = e.byte == 0 ? 0 : e.byte - 1;
-    diag.errorAt(positionOfOffset(text, offset), fmt::format("malformed JSON: {}", message));
+  json::ParseError parseError;
+  std::unique_ptr<json::Document> parsed =
+      json::Document::parse(text, limits.maxNesting, parseError);
+  if (!parsed) {
+    diag.errorAt(positionOfOffset(text, parseError.offset),
+                 fmt::format("malformed JSON: {}", parseError.message));
     return nullptr;
   }
-  if (tooDeep) {
-    diag.error("", fmt::format("JSON nesting is deeper than the limit of {}", limits.maxNesting));
-    return nullptr;
-  }
+  Json root = parsed->root();
 
   doc = std::make_unique<Document>();
   if (!expectObject(root, "",
@@ -352,7 +333,7 @@ std::unique_ptr<Document> Reader::read(std::string_view text) {
 
   // Subgraph names are registered first so that cond nodes anywhere can
   // refer to them.
-  if (const Json *subgraphs = field(root, "", "subgraphs", false, "a graph document")) {
+  if (std::optional<Json> subgraphs = field(root, "", "subgraphs", false, "a graph document")) {
     if (expectType(*subgraphs, "/subgraphs", Json::value_t::array, "an array of subgraphs")) {
       doc->subgraphs.resize(subgraphs->size());
       for (size_t i = 0; i < subgraphs->size(); ++i) {
@@ -381,8 +362,8 @@ std::unique_ptr<Document> Reader::read(std::string_view text) {
 }
 
 bool Reader::readHeader(const Json &root) {
-  const Json *format = field(root, "", "format", true, "a graph document");
-  const Json *version = field(root, "", "version", true, "a graph document");
+  std::optional<Json> format = field(root, "", "format", true, "a graph document");
+  std::optional<Json> version = field(root, "", "version", true, "a graph document");
   if (!format || !version)
     return false;
   auto formatName = getString(*format, "/format");
@@ -401,7 +382,7 @@ bool Reader::readHeader(const Json &root) {
                                        *v, kFormatVersion));
     return false;
   }
-  if (const Json *metadata = field(root, "", "metadata", false, "a graph document"))
+  if (std::optional<Json> metadata = field(root, "", "metadata", false, "a graph document"))
     expectType(*metadata, "/metadata", Json::value_t::object, "an object");
   return true;
 }
@@ -417,14 +398,16 @@ bool Reader::claimName(const std::string &name, const std::string &pointer,
 }
 
 void Reader::readSymbols(const Json &root) {
-  const Json *symbols = field(root, "", "symbols", false, "a graph document");
+  std::optional<Json> symbols = field(root, "", "symbols", false, "a graph document");
   if (!symbols || !expectType(*symbols, "/symbols", Json::value_t::array, "an array of symbols"))
     return;
   // Names first, so precomputed symbols may refer to any symbol.
   for (size_t i = 0; i < symbols->size(); ++i) {
     const Json &s = (*symbols)[i];
-    if (s.is_object() && s.contains("name") && s["name"].is_string())
-      symbolNames.insert(s["name"].get<std::string>());
+    if (!s.is_object())
+      continue;
+    if (auto name = s.find("name"); name && name->is_string())
+      symbolNames.insert(std::string(name->str()));
   }
   for (size_t i = 0; i < symbols->size(); ++i) {
     std::string pointer = child("/symbols", i);
@@ -432,8 +415,8 @@ void Reader::readSymbols(const Json &root) {
     if (!expectObject(s, pointer, {"name", "hint", "expr"}, "a symbol"))
       continue;
     Symbol symbol;
-    const Json *name = field(s, pointer, "name", true, "a symbol");
-    const Json *hint = field(s, pointer, "hint", true, "a symbol");
+    std::optional<Json> name = field(s, pointer, "name", true, "a symbol");
+    std::optional<Json> hint = field(s, pointer, "hint", true, "a symbol");
     if (!name || !hint)
       continue;
     auto n = getName(*name, pointer + "/name", "symbol");
@@ -443,7 +426,7 @@ void Reader::readSymbols(const Json &root) {
       continue;
     symbol.name = *n;
     symbol.hint = *h;
-    if (const Json *expr = field(s, pointer, "expr", false, "a symbol")) {
+    if (std::optional<Json> expr = field(s, pointer, "expr", false, "a symbol")) {
       auto e = getExpr(*expr, pointer + "/expr", "symbol expression", false);
       if (!e)
         continue;
@@ -475,7 +458,7 @@ void Reader::readSymbols(const Json &root) {
 }
 
 void Reader::readKernels(const Json &root) {
-  const Json *kernels = field(root, "", "kernels", false, "a graph document");
+  std::optional<Json> kernels = field(root, "", "kernels", false, "a graph document");
   if (!kernels || !expectType(*kernels, "/kernels", Json::value_t::array, "an array of kernels"))
     return;
   for (size_t i = 0; i < kernels->size(); ++i) {
@@ -496,9 +479,9 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const std::string &p
     return std::nullopt;
   Kernel kernel;
   bool ok = true;
-  const Json *name = field(value, pointer, "name", true, "a kernel");
-  const Json *language = field(value, pointer, "language", true, "a kernel");
-  const Json *source = field(value, pointer, "source", true, "a kernel");
+  std::optional<Json> name = field(value, pointer, "name", true, "a kernel");
+  std::optional<Json> language = field(value, pointer, "language", true, "a kernel");
+  std::optional<Json> source = field(value, pointer, "source", true, "a kernel");
   if (!name || !language || !source)
     return std::nullopt;
   auto n = getName(*name, pointer + "/name", "kernel");
@@ -508,7 +491,7 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const std::string &p
     return std::nullopt;
   kernel.name = *n;
   kernel.source = *s;
-  if (const Json *entry = field(value, pointer, "entry", false, "a kernel")) {
+  if (std::optional<Json> entry = field(value, pointer, "entry", false, "a kernel")) {
     auto e = getName(*entry, pointer + "/entry", "kernel entry");
     if (!e)
       return std::nullopt;
@@ -529,7 +512,7 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const std::string &p
                            printable(*l)));
     ok = false;
   }
-  if (const Json *signature = field(value, pointer, "signature", false, "a kernel")) {
+  if (std::optional<Json> signature = field(value, pointer, "signature", false, "a kernel")) {
     std::string sp = pointer + "/signature";
     if (expectType(*signature, sp, Json::value_t::array, "an array of parameters")) {
       std::unordered_map<std::string, std::string> paramNames;
@@ -540,8 +523,8 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const std::string &p
           ok = false;
           continue;
         }
-        const Json *pn = field(p, pp, "name", true, "a kernel parameter");
-        const Json *pt = field(p, pp, "type", true, "a kernel parameter");
+        std::optional<Json> pn = field(p, pp, "name", true, "a kernel parameter");
+        std::optional<Json> pt = field(p, pp, "type", true, "a kernel parameter");
         if (!pn || !pt) {
           ok = false;
           continue;
@@ -558,7 +541,7 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const std::string &p
       ok = false;
     }
   }
-  if (const Json *grid = field(value, pointer, "grid_type", false, "a kernel")) {
+  if (std::optional<Json> grid = field(value, pointer, "grid_type", false, "a kernel")) {
     auto g = getString(*grid, pointer + "/grid_type");
     if (!g) {
       ok = false;
@@ -573,7 +556,7 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const std::string &p
       ok = false;
     }
   }
-  if (const Json *configs = field(value, pointer, "configs", false, "a kernel")) {
+  if (std::optional<Json> configs = field(value, pointer, "configs", false, "a kernel")) {
     std::string cp = pointer + "/configs";
     if (expectType(*configs, cp, Json::value_t::array, "an array of configs")) {
       for (size_t i = 0; i < configs->size(); ++i) {
@@ -605,7 +588,7 @@ std::optional<KernelConfig> Reader::readConfig(const Json &value, const std::str
     return std::nullopt;
   KernelConfig config;
   bool ok = true;
-  if (const Json *kwargs = field(value, pointer, "kwargs", false, "a kernel config")) {
+  if (std::optional<Json> kwargs = field(value, pointer, "kwargs", false, "a kernel config")) {
     std::string kp = pointer + "/kwargs";
     if (expectType(*kwargs, kp, Json::value_t::object, "an object of block sizes")) {
       for (const auto &item : kwargs->items()) {
@@ -621,13 +604,13 @@ std::optional<KernelConfig> Reader::readConfig(const Json &value, const std::str
           ok = false;
           continue;
         }
-        config.kwargs.emplace_back(item.key(), *v);
+        config.kwargs.emplace_back(std::string(item.key()), *v);
       }
     } else {
       ok = false;
     }
   }
-  if (const Json *warps = field(value, pointer, "num_warps", false, "a kernel config")) {
+  if (std::optional<Json> warps = field(value, pointer, "num_warps", false, "a kernel config")) {
     auto w = getInt(*warps, pointer + "/num_warps", 1, 64, "num_warps");
     if (w && (*w & (*w - 1)) != 0) {
       diag.error(pointer + "/num_warps", fmt::format("num_warps {} is not a power of two", *w));
@@ -638,14 +621,14 @@ std::optional<KernelConfig> Reader::readConfig(const Json &value, const std::str
     else
       ok = false;
   }
-  if (const Json *stages = field(value, pointer, "num_stages", false, "a kernel config")) {
+  if (std::optional<Json> stages = field(value, pointer, "num_stages", false, "a kernel config")) {
     auto s = getInt(*stages, pointer + "/num_stages", 0, 64, "num_stages");
     if (s)
       config.numStages = static_cast<int>(*s);
     else
       ok = false;
   }
-  const Json *grid = field(value, pointer, "grid", false, "a kernel config");
+  std::optional<Json> grid = field(value, pointer, "grid", false, "a kernel config");
   if (grid) {
     if (gridType != GridType::PrecomputedGrid) {
       diag.error(pointer + "/grid",
@@ -663,7 +646,7 @@ std::optional<KernelConfig> Reader::readConfig(const Json &value, const std::str
     diag.error(pointer, "missing field 'grid' in a config of a PrecomputedGrid kernel");
     ok = false;
   }
-  if (const Json *artifacts = field(value, pointer, "artifacts", false, "a kernel config")) {
+  if (std::optional<Json> artifacts = field(value, pointer, "artifacts", false, "a kernel config")) {
     std::string ap = pointer + "/artifacts";
     if (expectObject(*artifacts, ap,
                      {"ptx", "cubin", "entry_name", "shared_mem", "global_scratch",
@@ -671,7 +654,7 @@ std::optional<KernelConfig> Reader::readConfig(const Json &value, const std::str
                      "kernel artifacts")) {
       KernelArtifacts a;
       auto str = [&](const char *key, std::string &out) {
-        if (const Json *v = field(*artifacts, ap, key, false, "kernel artifacts")) {
+        if (std::optional<Json> v = field(*artifacts, ap, key, false, "kernel artifacts")) {
           auto s = getString(*v, child(ap, key));
           if (s)
             out = *s;
@@ -680,7 +663,7 @@ std::optional<KernelConfig> Reader::readConfig(const Json &value, const std::str
         }
       };
       auto num = [&](const char *key, int64_t &out) {
-        if (const Json *v = field(*artifacts, ap, key, false, "kernel artifacts")) {
+        if (std::optional<Json> v = field(*artifacts, ap, key, false, "kernel artifacts")) {
           auto n = getInt(*v, child(ap, key), 0, std::numeric_limits<int32_t>::max(), key);
           if (n)
             out = *n;
@@ -711,10 +694,10 @@ std::optional<KernelConfig> Reader::readConfig(const Json &value, const std::str
 std::optional<Layout> Reader::readLayout(const Json &object, const std::string &pointer,
                                          std::string_view what) {
   Layout layout;
-  const Json *dtype = field(object, pointer, "dtype", true, what);
-  const Json *device = field(object, pointer, "device", true, what);
-  const Json *size = field(object, pointer, "size", true, what);
-  const Json *stride = field(object, pointer, "stride", true, what);
+  std::optional<Json> dtype = field(object, pointer, "dtype", true, what);
+  std::optional<Json> device = field(object, pointer, "device", true, what);
+  std::optional<Json> size = field(object, pointer, "size", true, what);
+  std::optional<Json> stride = field(object, pointer, "stride", true, what);
   if (!dtype || !device || !size || !stride)
     return std::nullopt;
   bool ok = true;
@@ -752,7 +735,7 @@ std::optional<Layout> Reader::readLayout(const Json &object, const std::string &
   }
   if (!sizes || !strides)
     ok = false;
-  if (const Json *offset = field(object, pointer, "offset", false, what)) {
+  if (std::optional<Json> offset = field(object, pointer, "offset", false, what)) {
     auto o = getExpr(*offset, pointer + "/offset", "storage offset", true);
     if (o)
       layout.offset = *o;
@@ -822,9 +805,9 @@ void Reader::checkLayoutBytes(const Layout &layout, const std::string &pointer) 
 std::optional<View> Reader::readView(const Json &value, const std::string &pointer) {
   if (!expectObject(value, pointer, {"base", "size", "stride", "offset"}, "a view"))
     return std::nullopt;
-  const Json *base = field(value, pointer, "base", true, "a view");
-  const Json *size = field(value, pointer, "size", true, "a view");
-  const Json *stride = field(value, pointer, "stride", true, "a view");
+  std::optional<Json> base = field(value, pointer, "base", true, "a view");
+  std::optional<Json> size = field(value, pointer, "size", true, "a view");
+  std::optional<Json> stride = field(value, pointer, "stride", true, "a view");
   if (!base || !size || !stride)
     return std::nullopt;
   View view;
@@ -838,7 +821,7 @@ std::optional<View> Reader::readView(const Json &value, const std::string &point
                                                 strides->size(), sizes->size()));
     return std::nullopt;
   }
-  if (const Json *offset = field(value, pointer, "offset", false, "a view")) {
+  if (std::optional<Json> offset = field(value, pointer, "offset", false, "a view")) {
     auto o = getExpr(*offset, pointer + "/offset", "storage offset", true);
     if (!o)
       return std::nullopt;
@@ -908,8 +891,9 @@ std::optional<Value> Reader::readValue(const Json &value, const std::string &poi
                         "'dtype', 'device', 'tuple' or 'list'");
     return std::nullopt;
   }
-  auto item = *value.items().begin(); // a copy: operator* returns the temporary proxy itself
-  const std::string &key = item.key();
+  auto members = value.items();
+  const json::Member &item = members.front();
+  std::string key(item.key());
   std::string ip = child(pointer, key);
   if (key == "buffer") {
     auto name = getName(item.value(), ip, "buffer");
@@ -1008,7 +992,7 @@ std::optional<KernelArg> Reader::readKernelArg(const Json &value, const std::str
   if (!expectObject(value, pointer, {"role", "name", "buffer", "view", "result", "was", "value"},
                     "a kernel argument"))
     return std::nullopt;
-  const Json *role = field(value, pointer, "role", true, "a kernel argument");
+  std::optional<Json> role = field(value, pointer, "role", true, "a kernel argument");
   if (!role)
     return std::nullopt;
   auto r = getString(*role, pointer + "/role");
@@ -1031,23 +1015,24 @@ std::optional<KernelArg> Reader::readKernelArg(const Json &value, const std::str
                            printable(*r)));
     return std::nullopt;
   }
-  if (const Json *name = field(value, pointer, "name", false, "a kernel argument")) {
+  if (std::optional<Json> name = field(value, pointer, "name", false, "a kernel argument")) {
     auto n = getName(*name, pointer + "/name", "parameter");
     if (!n)
       return std::nullopt;
     arg.name = *n;
   }
-  const Json *buffer = field(value, pointer, "buffer", false, "a kernel argument");
-  const Json *view = field(value, pointer, "view", false, "a kernel argument");
-  const Json *result = field(value, pointer, "result", false, "a kernel argument");
-  const Json *was = field(value, pointer, "was", false, "a kernel argument");
-  const Json *scalar = field(value, pointer, "value", false, "a kernel argument");
+  std::optional<Json> buffer = field(value, pointer, "buffer", false, "a kernel argument");
+  std::optional<Json> view = field(value, pointer, "view", false, "a kernel argument");
+  std::optional<Json> result = field(value, pointer, "result", false, "a kernel argument");
+  std::optional<Json> was = field(value, pointer, "was", false, "a kernel argument");
+  std::optional<Json> scalar = field(value, pointer, "value", false, "a kernel argument");
   bool tensorRole = arg.role == ArgRole::Input || arg.role == ArgRole::Output ||
                     arg.role == ArgRole::InOut || arg.role == ArgRole::Removed;
-  auto forbid = [&](const Json *present, const char *key, std::string_view why) {
+  auto forbid = [&](const std::optional<Json> &present, const char *key,
+                    std::string_view why) {
     if (present)
       diag.error(child(pointer, key), fmt::format("field '{}' {}", key, why));
-    return present == nullptr;
+    return !present.has_value();
   };
   bool ok = true;
   if (tensorRole) {
@@ -1135,7 +1120,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
     diag.error(pointer, fmt::format("expected a node (an object), got {}", typeName(value)));
     return std::nullopt;
   }
-  const Json *op = field(value, pointer, "op", true, "a node");
+  std::optional<Json> op = field(value, pointer, "op", true, "a node");
   if (!op)
     return std::nullopt;
   auto kind = getString(*op, pointer + "/op");
@@ -1144,7 +1129,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
   Node node;
   node.pointer = pointer;
 
-  auto readValues = [&](const Json *list, const std::string &lp,
+  auto readValues = [&](std::optional<Json> list, const std::string &lp,
                         std::vector<Value> &out) -> bool {
     if (!list)
       return true;
@@ -1160,7 +1145,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
     }
     return ok;
   };
-  auto readNameList = [&](const Json *list, const std::string &lp,
+  auto readNameList = [&](std::optional<Json> list, const std::string &lp,
                           std::vector<std::string> &out) -> bool {
     if (!list)
       return true;
@@ -1182,8 +1167,8 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
                       "a kernel_call node"))
       return std::nullopt;
     KernelCallNode call;
-    const Json *kernel = field(value, pointer, "kernel", true, "a kernel_call node");
-    const Json *args = field(value, pointer, "args", true, "a kernel_call node");
+    std::optional<Json> kernel = field(value, pointer, "kernel", true, "a kernel_call node");
+    std::optional<Json> args = field(value, pointer, "args", true, "a kernel_call node");
     if (!kernel || !args)
       return std::nullopt;
     auto k = getName(*kernel, pointer + "/kernel", "kernel");
@@ -1202,7 +1187,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
     } else {
       ok = false;
     }
-    if (const Json *numels = field(value, pointer, "numels", false, "a kernel_call node")) {
+    if (std::optional<Json> numels = field(value, pointer, "numels", false, "a kernel_call node")) {
       std::string np = pointer + "/numels";
       if (expectType(*numels, np, Json::value_t::object, "an object of numels")) {
         static constexpr std::string_view kNumels[] = {"xnumel", "ynumel", "znumel", "r0_numel",
@@ -1219,7 +1204,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
           }
           auto e = getExpr(item.value(), ip, "numel", true);
           if (e)
-            call.numels.emplace_back(item.key(), *e);
+            call.numels.emplace_back(std::string(item.key()), *e);
           else
             ok = false;
         }
@@ -1227,7 +1212,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
         ok = false;
       }
     }
-    if (const Json *config = field(value, pointer, "config", false, "a kernel_call node")) {
+    if (std::optional<Json> config = field(value, pointer, "config", false, "a kernel_call node")) {
       auto c = getInt(*config, pointer + "/config", 0, std::numeric_limits<int32_t>::max(),
                       "config index");
       if (c)
@@ -1235,7 +1220,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
       else
         ok = false;
     }
-    if (const Json *grid = field(value, pointer, "grid", false, "a kernel_call node")) {
+    if (std::optional<Json> grid = field(value, pointer, "grid", false, "a kernel_call node")) {
       auto g = getExprList(*grid, pointer + "/grid", "grid dimension");
       if (g && g->size() != 3) {
         diag.error(pointer + "/grid", fmt::format("expected 3 grid dimensions, got {}", g->size()));
@@ -1266,7 +1251,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
     }
     ExternNode ext;
     ext.fallback = isFallback;
-    const Json *kernel = field(value, pointer, "kernel", true, what);
+    std::optional<Json> kernel = field(value, pointer, "kernel", true, what);
     if (!kernel)
       return std::nullopt;
     auto opName = readOpName(*kernel, pointer + "/kernel");
@@ -1274,7 +1259,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
     if (opName)
       ext.op = *opName;
     ok &= readValues(field(value, pointer, "args", false, what), pointer + "/args", ext.args);
-    if (const Json *kwargs = field(value, pointer, "kwargs", false, what)) {
+    if (std::optional<Json> kwargs = field(value, pointer, "kwargs", false, what)) {
       std::string kp = pointer + "/kwargs";
       if (expectType(*kwargs, kp, Json::value_t::object, "an object of keyword arguments")) {
         for (const auto &item : kwargs->items()) {
@@ -1292,7 +1277,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
           }
           auto v = readValue(item.value(), ip, 0);
           if (v)
-            ext.kwargs.emplace_back(item.key(), std::move(*v));
+            ext.kwargs.emplace_back(std::string(item.key()), std::move(*v));
           else
             ok = false;
         }
@@ -1300,7 +1285,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
         ok = false;
       }
     }
-    const Json *out = field(value, pointer, "out", isOut, what);
+    std::optional<Json> out = field(value, pointer, "out", isOut, what);
     if (out && *kind == "extern_alloc") {
       diag.error(pointer + "/out", "an extern_alloc node returns its result; use extern_out for "
                                    "an op that writes into 'out'");
@@ -1317,7 +1302,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
       else
         ok = false;
     }
-    if (const Json *result = field(value, pointer, "result", false, what)) {
+    if (std::optional<Json> result = field(value, pointer, "result", false, what)) {
       auto r = getName(*result, pointer + "/result", "buffer");
       if (r)
         ext.result = *r;
@@ -1341,9 +1326,9 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
     if (!expectObject(value, pointer, {"op", "result", "source", "indices"},
                       "a multi_output node"))
       return std::nullopt;
-    const Json *result = field(value, pointer, "result", true, "a multi_output node");
-    const Json *source = field(value, pointer, "source", true, "a multi_output node");
-    const Json *indices = field(value, pointer, "indices", true, "a multi_output node");
+    std::optional<Json> result = field(value, pointer, "result", true, "a multi_output node");
+    std::optional<Json> source = field(value, pointer, "source", true, "a multi_output node");
+    std::optional<Json> indices = field(value, pointer, "indices", true, "a multi_output node");
     if (!result || !source || !indices)
       return std::nullopt;
     MultiOutputNode mo;
@@ -1365,7 +1350,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
         ok = false;
         continue;
       }
-      std::string container = step[0].get<std::string>();
+      std::string container(step[0].str());
       if (container == "tuple" || container == "list") {
         auto index = getInt(step[1], child(sp, 1), 0, std::numeric_limits<int32_t>::max(),
                             "index");
@@ -1402,9 +1387,9 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
     if (!expectObject(value, pointer, {"op", "buffer", "size", "stride", "what"},
                       "an assert_size_stride node"))
       return std::nullopt;
-    const Json *buffer = field(value, pointer, "buffer", true, "an assert_size_stride node");
-    const Json *size = field(value, pointer, "size", true, "an assert_size_stride node");
-    const Json *stride = field(value, pointer, "stride", true, "an assert_size_stride node");
+    std::optional<Json> buffer = field(value, pointer, "buffer", true, "an assert_size_stride node");
+    std::optional<Json> size = field(value, pointer, "size", true, "an assert_size_stride node");
+    std::optional<Json> stride = field(value, pointer, "stride", true, "an assert_size_stride node");
     if (!buffer || !size || !stride)
       return std::nullopt;
     AssertSizeStrideNode as;
@@ -1421,7 +1406,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
     as.buffer = *b;
     as.size = std::move(*sizes);
     as.stride = std::move(*strides);
-    if (const Json *what = field(value, pointer, "what", false, "an assert_size_stride node")) {
+    if (std::optional<Json> what = field(value, pointer, "what", false, "an assert_size_stride node")) {
       auto w = getString(*what, pointer + "/what");
       if (!w)
         return std::nullopt;
@@ -1434,7 +1419,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
   if (*kind == "device_guard_enter") {
     if (!expectObject(value, pointer, {"op", "device"}, "a device_guard_enter node"))
       return std::nullopt;
-    const Json *device = field(value, pointer, "device", true, "a device_guard_enter node");
+    std::optional<Json> device = field(value, pointer, "device", true, "a device_guard_enter node");
     if (!device)
       return std::nullopt;
     auto index = getInt(*device, pointer + "/device", 0, 1023, "device index");
@@ -1452,7 +1437,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
   if (*kind == "comment") {
     if (!expectObject(value, pointer, {"op", "text"}, "a comment node"))
       return std::nullopt;
-    const Json *text = field(value, pointer, "text", true, "a comment node");
+    std::optional<Json> text = field(value, pointer, "text", true, "a comment node");
     if (!text)
       return std::nullopt;
     auto t = getString(*text, pointer + "/text");
@@ -1467,9 +1452,9 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
                        "result"},
                       "a cond node"))
       return std::nullopt;
-    const Json *pred = field(value, pointer, "predicate", true, "a cond node");
-    const Json *trueGraph = field(value, pointer, "true_graph", true, "a cond node");
-    const Json *falseGraph = field(value, pointer, "false_graph", true, "a cond node");
+    std::optional<Json> pred = field(value, pointer, "predicate", true, "a cond node");
+    std::optional<Json> trueGraph = field(value, pointer, "true_graph", true, "a cond node");
+    std::optional<Json> falseGraph = field(value, pointer, "false_graph", true, "a cond node");
     if (!pred || !trueGraph || !falseGraph)
       return std::nullopt;
     CondNode cond;
@@ -1485,7 +1470,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
                          pointer + "/operands", cond.operands);
     ok &= readNameList(field(value, pointer, "results", false, "a cond node"),
                        pointer + "/results", cond.results);
-    if (const Json *result = field(value, pointer, "result", false, "a cond node")) {
+    if (std::optional<Json> result = field(value, pointer, "result", false, "a cond node")) {
       auto r = getName(*result, pointer + "/result", "buffer");
       if (r)
         cond.result = *r;
@@ -1517,7 +1502,7 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
                                  "a subgraph"))
     return false;
   std::string what = topLevel ? "a graph document" : "a subgraph";
-  if (const Json *name = field(object, pointer, "name", !topLevel, what)) {
+  if (std::optional<Json> name = field(object, pointer, "name", !topLevel, what)) {
     if (auto n = getName(*name, pointer + "/name", "graph"))
       graph.name = *n;
   } else if (topLevel) {
@@ -1531,7 +1516,7 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
       names.emplace(name, where);
   std::set<std::string> symbolInputs;
 
-  if (const Json *inputs = field(object, pointer, "inputs", false, what)) {
+  if (std::optional<Json> inputs = field(object, pointer, "inputs", false, what)) {
     std::string ip = pointer + "/inputs";
     if (expectType(*inputs, ip, Json::value_t::array, "an array of inputs")) {
       for (size_t i = 0; i < inputs->size(); ++i) {
@@ -1543,7 +1528,7 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
                           "an input"))
           continue;
         Input input;
-        const Json *name = field(in, p, "name", true, "an input");
+        std::optional<Json> name = field(in, p, "name", true, "an input");
         if (!name)
           continue;
         auto n = getName(*name, p + "/name", "input");
@@ -1551,7 +1536,7 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
           continue;
         input.name = *n;
         std::string kindText = "tensor";
-        if (const Json *kind = field(in, p, "kind", false, "an input")) {
+        if (std::optional<Json> kind = field(in, p, "kind", false, "an input")) {
           auto k = getString(*kind, p + "/kind");
           if (!k)
             continue;
@@ -1563,7 +1548,7 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
           if (!layout)
             continue;
           input.layout = std::move(*layout);
-          if (const Json *mutated = field(in, p, "mutated", false, "an input")) {
+          if (std::optional<Json> mutated = field(in, p, "mutated", false, "an input")) {
             if (!expectType(*mutated, p + "/mutated", Json::value_t::boolean, "a boolean"))
               continue;
             input.mutated = mutated->get<bool>();
@@ -1595,7 +1580,7 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
             if (in.contains(key))
               diag.error(child(p, key), fmt::format("field '{}' is not allowed in a scalar input",
                                                     key));
-          const Json *dtype = field(in, p, "dtype", true, "a scalar input");
+          std::optional<Json> dtype = field(in, p, "dtype", true, "a scalar input");
           if (!dtype)
             continue;
           auto d = getString(*dtype, p + "/dtype");
@@ -1626,7 +1611,7 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
     }
   }
 
-  if (const Json *constants = field(object, pointer, "constants", false, what)) {
+  if (std::optional<Json> constants = field(object, pointer, "constants", false, what)) {
     std::string cp = pointer + "/constants";
     if (expectType(*constants, cp, Json::value_t::array, "an array of constants")) {
       for (size_t i = 0; i < constants->size(); ++i) {
@@ -1635,7 +1620,7 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
         if (!expectObject(c, p, {"name", "dtype", "device", "size", "stride", "offset"},
                           "a constant"))
           continue;
-        const Json *name = field(c, p, "name", true, "a constant");
+        std::optional<Json> name = field(c, p, "name", true, "a constant");
         if (!name)
           continue;
         auto n = getName(*name, p + "/name", "constant");
@@ -1647,7 +1632,7 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
     }
   }
 
-  if (const Json *buffers = field(object, pointer, "buffers", false, what)) {
+  if (std::optional<Json> buffers = field(object, pointer, "buffers", false, what)) {
     std::string bp = pointer + "/buffers";
     if (expectType(*buffers, bp, Json::value_t::array, "an array of buffers")) {
       for (size_t i = 0; i < buffers->size(); ++i) {
@@ -1659,19 +1644,19 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
                           "a buffer"))
           continue;
         Buffer buffer;
-        const Json *name = field(b, p, "name", true, "a buffer");
+        std::optional<Json> name = field(b, p, "name", true, "a buffer");
         if (!name)
           continue;
         auto n = getName(*name, p + "/name", "buffer");
         if (!n)
           continue;
         buffer.name = *n;
-        if (const Json *removed = field(b, p, "removed", false, "a buffer")) {
+        if (std::optional<Json> removed = field(b, p, "removed", false, "a buffer")) {
           if (!expectType(*removed, p + "/removed", Json::value_t::boolean, "a boolean"))
             continue;
           buffer.removed = removed->get<bool>();
         }
-        if (const Json *tuple = field(b, p, "tuple", false, "a buffer")) {
+        if (std::optional<Json> tuple = field(b, p, "tuple", false, "a buffer")) {
           if (!expectType(*tuple, p + "/tuple", Json::value_t::boolean, "a boolean"))
             continue;
           buffer.isTuple = tuple->get<bool>();
@@ -1693,7 +1678,7 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
             continue;
           buffer.layout = std::move(*layout);
         }
-        if (const Json *viewOf = field(b, p, "view_of", false, "a buffer")) {
+        if (std::optional<Json> viewOf = field(b, p, "view_of", false, "a buffer")) {
           auto base = getName(*viewOf, p + "/view_of", "buffer");
           if (!base)
             continue;
@@ -1706,7 +1691,7 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
     }
   }
 
-  if (const Json *nodes = field(object, pointer, "nodes", false, what)) {
+  if (std::optional<Json> nodes = field(object, pointer, "nodes", false, what)) {
     std::string np = pointer + "/nodes";
     if (expectType(*nodes, np, Json::value_t::array, "an array of nodes")) {
       graph.nodes.reserve(nodes->size());
@@ -1718,7 +1703,7 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
     }
   }
 
-  if (const Json *outputs = field(object, pointer, "outputs", true, what)) {
+  if (std::optional<Json> outputs = field(object, pointer, "outputs", true, what)) {
     std::string op = pointer + "/outputs";
     if (expectType(*outputs, op, Json::value_t::array, "an array of output values")) {
       for (size_t i = 0; i < outputs->size(); ++i) {
