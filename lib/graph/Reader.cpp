@@ -1902,9 +1902,22 @@ void Reader::checkGraph(Graph &graph) {
         if (!seenNumels.insert(name).second)
           diag.error(p + "/numels", fmt::format("numel '{}' appears twice", name));
       // Reads happen before writes within one launch.
+      // An argument that a later `removed` entry names was removed by fusion:
+      // it is never passed, so it neither reads nor defines anything.
+      auto removedLater = [&](size_t i) {
+        const KernelArg &arg = call->args[i];
+        for (size_t j = i + 1; j < call->args.size(); ++j)
+          if (call->args[j].role == ArgRole::Removed &&
+              (call->args[j].buffer == arg.buffer ||
+               (!arg.result.empty() && call->args[j].buffer == arg.result)))
+            return true;
+        return false;
+      };
       for (size_t i = 0; i < call->args.size(); ++i) {
         const KernelArg &arg = call->args[i];
         std::string ap = child(p + "/args", i);
+        if (arg.role != ArgRole::Removed && removedLater(i))
+          continue;
         if (arg.role != ArgRole::Size && arg.role != ArgRole::Scalar &&
             rejectTuple(arg.buffer, ap + (arg.view ? "/view/base" : "/buffer")))
           continue;
@@ -1931,7 +1944,7 @@ void Reader::checkGraph(Graph &graph) {
       for (size_t i = 0; i < call->args.size(); ++i) {
         const KernelArg &arg = call->args[i];
         std::string ap = child(p + "/args", i);
-        if (isTuple(arg.buffer))
+        if (isTuple(arg.buffer) || (arg.role != ArgRole::Removed && removedLater(i)))
           continue;
         if (arg.role == ArgRole::Output)
           define(arg.buffer, ap + (arg.view ? "/view/base" : "/buffer"), true);

@@ -260,11 +260,39 @@ void FunctionBuilder::buildKernelCall(const graph::KernelCallNode &call,
   line.origin = pointer;
   if (call.grid)
     line.fixedGrid = Grid{(*call.grid)[0], (*call.grid)[1], (*call.grid)[2]};
-  for (const graph::KernelArg &arg : call.args) {
+  // An argument that a later `removed` entry names was created and then
+  // removed by fusion: it is never passed, allocated or reused.
+  auto removedLater = [&](size_t i) {
+    const graph::KernelArg &arg = call.args[i];
+    for (size_t j = i + 1; j < call.args.size(); ++j) {
+      const graph::KernelArg &later = call.args[j];
+      if (later.role == graph::ArgRole::Removed &&
+          (later.buffer == arg.buffer || (!arg.result.empty() && later.buffer == arg.result)))
+        return true;
+    }
+    return false;
+  };
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    const graph::KernelArg &arg = call.args[i];
     CallArg out;
     out.param = arg.name;
     out.role = arg.role;
     out.removedRole = arg.removedRole;
+    bool isTensorRole = arg.role == graph::ArgRole::Input || arg.role == graph::ArgRole::Output ||
+                        arg.role == graph::ArgRole::InOut;
+    if (isTensorRole && removedLater(i)) {
+      out.role = graph::ArgRole::Removed;
+      out.removedRole = arg.role;
+      out.removalEvent = false;
+      out.value = Value::ofBuffer(id(arg.buffer));
+      line.args.push_back(std::move(out));
+      continue;
+    }
+    if (arg.role == graph::ArgRole::Removed)
+      for (size_t j = 0; j < i; ++j)
+        out.removesEarlier |= call.args[j].role != graph::ArgRole::Removed &&
+                              (call.args[j].buffer == arg.buffer ||
+                               call.args[j].result == arg.buffer);
     switch (arg.role) {
     case graph::ArgRole::Input:
     case graph::ArgRole::Output:

@@ -4,11 +4,9 @@
 // that counts every entry ever made, including arguments later removed by
 // fusion. Removed outputs therefore leave gaps (out_ptr1 without out_ptr0).
 // An in_out_ptr index is the number of live in-place groups plus the number
-// of in-place names already removed (PyTorch issue 146975, PR 147199). With
-// arguments listed in creation order and removals at the end of the kernel,
-// as Inductor's Triton codegen does, that is the group's creation index: a
-// removed group held one slot while it was live. Producers that saw removals
-// in the middle of a kernel give the argument's "name" explicitly.
+// of in-place names already removed, so it never repeats a live name (PyTorch
+// issue 146975, PR 147199). Arguments are listed in the order KernelArgs
+// created them, and a `removed` entry sits where the removal happened.
 //
 //===----------------------------------------------------------------------===//
 #include "wirc/passes/Pass.h"
@@ -21,31 +19,42 @@ namespace {
 
 using namespace wirc::ir;
 
-/// Mirrors the counters of Inductor's KernelArgs for one kernel.
+/// Mirrors the counters of Inductor's KernelArgs for one kernel. Arguments
+/// arrive in creation order, removals at the point they happened.
 struct ArgCounters {
   unsigned inputs = 0;
   unsigned outputs = 0;
   unsigned sizes = 0;
-  unsigned inPlaceGroups = 0;
+  unsigned liveInPlace = 0;
+  unsigned removedInPlaceNames = 0;
 
   std::string name(const CallArg &arg) {
-    switch (arg.role) {
+    graph::ArgRole role = arg.role;
+    if (role == graph::ArgRole::Removed && !arg.removalEvent)
+      role = arg.removedRole; // created here, removed later: named like the rest
+    switch (role) {
     case graph::ArgRole::Input:
       return fmt::format("in_ptr{}", inputs++);
     case graph::ArgRole::Output:
       return fmt::format("out_ptr{}", outputs++);
     case graph::ArgRole::InOut:
-      return fmt::format("in_out_ptr{}", inPlaceGroups++);
+      return fmt::format("in_out_ptr{}", liveInPlace++ + removedInPlaceNames);
     case graph::ArgRole::Size:
       return fmt::format("ks{}", sizes++);
     case graph::ArgRole::Removed:
-      // A removed argument is never passed but keeps its slot.
-      if (arg.removedRole == graph::ArgRole::Output)
-        ++outputs;
-      else if (arg.removedRole == graph::ArgRole::Input)
-        ++inputs;
-      else
-        ++inPlaceGroups;
+      // A removal keeps its slot. An in-place group's removal turns its two
+      // names (input and output) into removed entries, which later in_out
+      // names count, so they never repeat a live name (PR 147199).
+      if (arg.removedRole == graph::ArgRole::InOut) {
+        if (arg.removesEarlier && liveInPlace > 0)
+          --liveInPlace;
+        removedInPlaceNames += 2;
+      } else if (!arg.removesEarlier) {
+        if (arg.removedRole == graph::ArgRole::Output)
+          ++outputs;
+        else
+          ++inputs;
+      }
       return {};
     case graph::ArgRole::Scalar:
       return {};
@@ -68,7 +77,7 @@ bool nameKernelArgs(Module &module, PassContext &ctx) {
       for (size_t i = 0; i < call->args.size(); ++i) {
         CallArg &arg = call->args[i];
         std::string inductorName = counters.name(arg);
-        if (arg.param.empty())
+        if (arg.param.empty() && !(arg.role == graph::ArgRole::Removed && arg.removalEvent))
           arg.param = inductorName;
         if (arg.param.empty() && arg.role == graph::ArgRole::Scalar) {
           ctx.diag.error(fmt::format("{}/args/{}", call->origin, i),

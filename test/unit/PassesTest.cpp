@@ -156,10 +156,56 @@ TEST_CASE("name-kernel-args follows Inductor's counting rules", "[name-kernel-ar
     if (auto *call = std::get_if<ir::KernelCallLine>(&line); call && call->kernel == 1)
       for (const ir::CallArg &arg : call->args)
         names.push_back(arg.param);
-  // Removed arguments keep their slot: in_out_ptr1 and out_ptr0 are gaps, so
-  // no two parameters ever share a name (PyTorch issue 146975).
-  CHECK(names == std::vector<std::string>{"in_out_ptr0", "", "in_out_ptr2", "in_ptr0", "in_ptr1",
+  // Removed arguments keep their slot: a removed in-place group counts its
+  // two names (in_out_ptr1 and in_out_ptr2 are gaps) and a removed output its
+  // slot (out_ptr0), so no two parameters ever share a name.
+  CHECK(names == std::vector<std::string>{"in_out_ptr0", "", "in_out_ptr3", "in_ptr0", "in_ptr1",
                                           "", "out_ptr1", "ks0"});
+}
+
+// PyTorch issue 146975, fixed by PR 147199: in-place groups removed in the
+// middle of a kernel used to be counted as one, so a later group got the name
+// of a live one (in_out_ptr2 twice). Every removed name counts.
+TEST_CASE("removed in-place groups never make in_out names collide", "[name-kernel-args]") {
+  Json buffers = Json::array();
+  for (const char *name : {"buf6", "buf11", "buf24", "buf26"}) {
+    Json b = tensor(name, 8);
+    b["removed"] = true;
+    buffers.push_back(b);
+  }
+  for (const char *name : {"buf0", "buf3", "buf22", "buf27"})
+    buffers.push_back(tensor(name, 8));
+  auto inOut = [](const char *buffer, const char *result) {
+    return Json{{"role", "in_out"}, {"buffer", buffer}, {"result", result}};
+  };
+  auto removed = [](const char *buffer) {
+    return Json{{"role", "removed"}, {"buffer", buffer}, {"was", "in_out"}};
+  };
+  Json nodes = {
+      {{"op", "kernel_call"}, {"kernel", "k0"},
+       {"args", {{{"role", "output"}, {"buffer", "buf22"}}, {{"role", "output"}, {"buffer", "buf0"}}}},
+       {"numels", {{"xnumel", 8}}}},
+      // The worked example of the research sheet, in creation order.
+      {{"op", "kernel_call"}, {"kernel", "k1"},
+       {"args", {inOut("buf6", "buf11"), inOut("buf24", "buf26"), inOut("buf22", "buf27"),
+                 removed("buf6"), removed("buf24"), inOut("buf0", "buf3")}},
+       {"numels", {{"xnumel", 8}}}},
+  };
+  Json json = document(Json::array(), buffers, {kernel("k0"), kernel("k1")}, nodes,
+                       {{{"buffer", "buf27"}}, {{"buffer", "buf3"}}});
+  DiagnosticEngine diag;
+  auto doc = readOk(json, diag);
+  ir::Module module;
+  REQUIRE(test::compile(*doc, module, diag));
+  std::vector<std::pair<std::string, std::string>> passed;
+  for (const ir::Line &line : module.main().lines)
+    if (auto *call = std::get_if<ir::KernelCallLine>(&line); call && call->kernel == 1)
+      for (const ir::CallArg &arg : call->args)
+        if (arg.role != graph::ArgRole::Removed)
+          passed.emplace_back(arg.param, module.buffer(arg.value.buffer).name);
+  // Before the fix the last group was named in_out_ptr2, like buf27's.
+  CHECK(passed == std::vector<std::pair<std::string, std::string>>{{"in_out_ptr2", "buf27"},
+                                                                   {"in_out_ptr5", "buf3"}});
 }
 
 TEST_CASE("a call that disagrees with the kernel signature is an error", "[name-kernel-args]") {

@@ -132,10 +132,17 @@ struct KernelDefinitionLine {
   KernelId kernel;
 };
 
+/// One argument of a launch, in the order Inductor's KernelArgs created them.
+/// Removed arguments are not passed but keep their place in the counting:
+/// either an argument created here and removed later in the list
+/// (!removalEvent), or the removal itself (removalEvent), which may remove an
+/// argument created earlier (removesEarlier).
 struct CallArg {
   std::string param;                         ///< in_ptr0, out_ptr1, ks0, ... or the signature's name
   graph::ArgRole role = graph::ArgRole::Input;
-  graph::ArgRole removedRole = graph::ArgRole::Output; ///< Removed only
+  graph::ArgRole removedRole = graph::ArgRole::Output; ///< Removed only: the role before
+  bool removalEvent = true;   ///< Removed only
+  bool removesEarlier = false; ///< Removed removal events only
   Value value;     ///< Buffer or View for tensor roles (Removed: the buffer), else a scalar
 };
 
