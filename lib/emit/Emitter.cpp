@@ -15,7 +15,7 @@ constexpr std::array<EmitKindInfo, 4> kEmitKinds = {{
     {EmitKind::FxModule, "fx-module", ".py", true,
      "a Python module that rebuilds the FX graph as a runnable GraphModule"},
     {EmitKind::Python, "python", ".py", true, "an Inductor-style Python output-code module"},
-    {EmitKind::Cpp, "cpp", ".cpp", false, "a torch-free C++ wrapper with compiled kernels"},
+    {EmitKind::Cpp, "cpp", ".cpp", true, "a standalone C++ wrapper over the CUDA driver API"},
 }};
 } // namespace
 
@@ -37,7 +37,7 @@ std::string emitModule(EmitKind kind, const ir::Module &module, const EmitOption
   case EmitKind::Python:
     return emitPython(module);
   case EmitKind::Cpp:
-    break;
+    return emitCpp(module);
   }
   const EmitKindInfo &info = kEmitKinds[static_cast<size_t>(kind)];
   throw NotImplementedError(

@@ -16,7 +16,6 @@
 #include "PlanInternal.h"
 
 #include <cmath>
-#include <functional>
 
 namespace wirc::plan::detail {
 
@@ -87,81 +86,86 @@ struct Best {
 
 Offsets planArena(const Instance &inst, const PlanOptions &options, PlanStats &stats) {
   const size_t n = inst.count();
+  const uint64_t cap = linearCap(n, 64);
   Best best;
   auto done = [&] { return best.peak == inst.lowerBound; };
 
-  // Cheap members first: on network-shaped traces they usually reach the
-  // lower bound and end the portfolio early.
-  auto longestFirst = orderBy(inst, [&](uint32_t a, uint32_t b) {
-    if (inst.length(a) != inst.length(b))
-      return inst.length(a) > inst.length(b);
-    return inst.size[a] > inst.size[b];
-  });
+  // Cheap members first: on network-shaped traces one of them usually
+  // reaches the lower bound and ends the portfolio early.
   {
+    auto longestFirst = orderBy(inst, [&](uint32_t a, uint32_t b) {
+      if (inst.length(a) != inst.length(b))
+        return inst.length(a) > inst.length(b);
+      return inst.size[a] > inst.size[b];
+    });
     Offsets offsets = placeSkyline(inst, longestFirst);
     int64_t peak = peakOf(inst, offsets);
     best.offer(std::move(offsets), peak, "skyline-longest");
   }
 
-  std::optional<LevelDecoder> decoder;
-  if (LevelDecoder::coverEntries(inst) <= linearCap(n, 8))
-    decoder.emplace(inst);
-  const std::pair<KeyKind, std::string_view> levelMembers[] = {
-      {KeyKind::Area, "level-area"}, {KeyKind::Size, "level-size"}, {KeyKind::Length, "level-length"}};
-  if (decoder) {
-    uint64_t work = 0;
-    for (const auto &[kind, name] : levelMembers) {
-      if (done())
-        break;
-      Offsets offsets;
-      int64_t peak = decoder->run(baseKeys(inst, kind), offsets, work);
-      best.offer(std::move(offsets), peak, name);
-    }
-  }
-
+  // Best fit visits every pair of requests live together: skip it when
+  // there are too many such pairs.
   std::vector<uint64_t> degree = conflictDegrees(inst);
-  using Less = std::function<bool(uint32_t, uint32_t)>;
-  const std::pair<std::string_view, Less> bestFitMembers[] = {
-      {"best-fit-size",
-       [&](uint32_t a, uint32_t b) {
-         if (inst.size[a] != inst.size[b])
-           return inst.size[a] > inst.size[b];
-         return inst.begin[a] < inst.begin[b];
-       }},
-      {"best-fit-size-length",
-       [&](uint32_t a, uint32_t b) {
-         if (inst.size[a] != inst.size[b])
-           return inst.size[a] > inst.size[b];
-         return inst.length(a) > inst.length(b);
-       }},
-      {"best-fit-length-size",
-       [&](uint32_t a, uint32_t b) {
-         if (inst.length(a) != inst.length(b))
-           return inst.length(a) > inst.length(b);
-         return inst.size[a] > inst.size[b];
-       }},
-      {"best-fit-conflicts",
-       [&](uint32_t a, uint32_t b) {
-         if (degree[a] != degree[b])
-           return degree[a] > degree[b];
-         return inst.size[a] > inst.size[b];
-       }},
-      {"best-fit-area",
-       [&](uint32_t a, uint32_t b) {
-         double areaA = static_cast<double>(inst.size[a]) * static_cast<double>(inst.length(a));
-         double areaB = static_cast<double>(inst.size[b]) * static_cast<double>(inst.length(b));
-         return areaA > areaB;
-       }},
-  };
-  for (const auto &[name, less] : bestFitMembers) {
-    if (done())
-      break;
-    std::optional<Offsets> offsets = placeBestFit(inst, orderBy(inst, less), linearCap(n, 64));
+  uint64_t pairs = 0;
+  for (uint64_t d : degree)
+    pairs += d;
+  pairs /= 2;
+  const bool bestFitAffordable = pairs <= cap;
+  auto tryBestFit = [&](std::string_view name, auto less) {
+    if (done() || !bestFitAffordable)
+      return;
+    std::optional<Offsets> offsets = placeBestFit(inst, orderBy(inst, less), 4 * cap);
     if (offsets) {
       int64_t peak = peakOf(inst, *offsets);
       best.offer(std::move(*offsets), peak, name);
     }
+  };
+  tryBestFit("best-fit-size", [&](uint32_t a, uint32_t b) {
+    if (inst.size[a] != inst.size[b])
+      return inst.size[a] > inst.size[b];
+    return inst.begin[a] < inst.begin[b];
+  });
+
+  std::optional<LevelDecoder> decoder;
+  if (!done() && LevelDecoder::coverEntries(inst) <= linearCap(n, 8))
+    decoder.emplace(inst);
+  const std::pair<KeyKind, std::string_view> levelMembers[] = {
+      {KeyKind::Area, "level-area"}, {KeyKind::Size, "level-size"}, {KeyKind::Length, "level-length"}};
+  uint64_t diveWork = 0; // the most one decoder run has cost
+  for (const auto &[kind, name] : levelMembers) {
+    if (done() || !decoder)
+      break;
+    Offsets offsets;
+    uint64_t work = 0;
+    int64_t peak = decoder->run(baseKeys(inst, kind), offsets, work, cap);
+    diveWork = std::max(diveWork, work);
+    if (peak < 0) {
+      decoder.reset(); // too slow on this input: no further runs
+      break;
+    }
+    best.offer(std::move(offsets), peak, name);
   }
+
+  tryBestFit("best-fit-size-length", [&](uint32_t a, uint32_t b) {
+    if (inst.size[a] != inst.size[b])
+      return inst.size[a] > inst.size[b];
+    return inst.length(a) > inst.length(b);
+  });
+  tryBestFit("best-fit-length-size", [&](uint32_t a, uint32_t b) {
+    if (inst.length(a) != inst.length(b))
+      return inst.length(a) > inst.length(b);
+    return inst.size[a] > inst.size[b];
+  });
+  tryBestFit("best-fit-conflicts", [&](uint32_t a, uint32_t b) {
+    if (degree[a] != degree[b])
+      return degree[a] > degree[b];
+    return inst.size[a] > inst.size[b];
+  });
+  tryBestFit("best-fit-area", [&](uint32_t a, uint32_t b) {
+    double areaA = static_cast<double>(inst.size[a]) * static_cast<double>(inst.length(a));
+    double areaB = static_cast<double>(inst.size[b]) * static_cast<double>(inst.length(b));
+    return areaA > areaB;
+  });
   if (!done()) {
     Offsets offsets = placeOnlineBestFit(inst);
     int64_t peak = peakOf(inst, offsets);
@@ -170,9 +174,9 @@ Offsets planArena(const Instance &inst, const PlanOptions &options, PlanStats &s
   stats.portfolioPeak = best.peak;
 
   // Squeaky wheel search, one run per base priority, each with a third of
-  // the budget.
+  // the budget. It needs the decoder, and a budget worth a few dozen runs.
   const uint64_t budget = searchBudget(options.effort);
-  if (decoder && budget > 0 && !done()) {
+  if (decoder && budget >= 32 * diveWork && !done()) {
     uint64_t used = 0;
     for (size_t m = 0; m < std::size(levelMembers) && !done(); ++m) {
       const uint64_t share = budget / std::size(levelMembers) * (m + 1);
@@ -186,12 +190,14 @@ Offsets planArena(const Instance &inst, const PlanOptions &options, PlanStats &s
           runBest = peak;
         if (peak < best.peak)
           best.offer(Offsets(offsets), peak, "search");
-        // Requests above ~97% of this run's best are the squeaky wheels.
-        const int64_t threshold = std::max(inst.lowerBound, runBest - runBest / 32);
+        // Requests that end in the top eighth of this run's best plan are the
+        // squeaky wheels: they move ahead. The others drift a little, which
+        // keeps the search from cycling.
+        const int64_t threshold = std::max(inst.lowerBound, runBest - runBest / 8);
         double largest = 0;
         for (size_t i = 0; i < n; ++i) {
           double u = rng.unit();
-          key[i] *= offsets[i] + inst.size[i] > threshold ? 1.0 + 0.5 * u : 1.0 + 0.1 * (u - 0.5);
+          key[i] *= offsets[i] + inst.size[i] > threshold ? 1.0 + 0.5 * u : 1.0 + 0.2 * (u - 0.5);
           largest = std::max(largest, key[i]);
         }
         if (largest > 1e200)

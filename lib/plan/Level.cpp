@@ -153,8 +153,10 @@ LevelDecoder::LevelDecoder(const Instance &inst) : inst(inst) {
                      [&](uint32_t a, uint32_t b) { return inst.first[a] > inst.first[b]; });
 }
 
-int64_t LevelDecoder::run(const std::vector<double> &key, Offsets &offsets, uint64_t &work) {
+int64_t LevelDecoder::run(const std::vector<double> &key, Offsets &offsets, uint64_t &work,
+                          uint64_t workLimit) {
   const int32_t sections = inst.numSections;
+  const uint64_t workBefore = work;
   const size_t n = inst.count();
   offsets.assign(n, -1);
   if (n == 0)
@@ -181,6 +183,8 @@ int64_t LevelDecoder::run(const std::vector<double> &key, Offsets &offsets, uint
   int64_t peak = 0;
   size_t left = n;
   while (left > 0) {
+    if (work - workBefore > workLimit)
+      return -1;
     const int32_t k = open.top(work);
     if (k < 0)
       throw InternalError("level decoder: requests left but no open section");

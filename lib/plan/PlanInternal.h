@@ -119,8 +119,10 @@ public:
   /// Entries of the cover lists, to decide whether the decoder is affordable
   /// before constructing it.
   static uint64_t coverEntries(const Instance &inst);
-  /// Places every request; returns the peak. \p work grows by the work done.
-  int64_t run(const std::vector<double> &key, Offsets &offsets, uint64_t &work);
+  /// Places every request; returns the peak. \p work grows by the work done;
+  /// past \p workLimit units the decoder gives up and returns -1.
+  int64_t run(const std::vector<double> &key, Offsets &offsets, uint64_t &work,
+              uint64_t workLimit = UINT64_MAX);
 
 private:
   const Instance &inst;

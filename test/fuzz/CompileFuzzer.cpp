@@ -20,6 +20,7 @@
 #include <exception>
 #include <string>
 #include <string_view>
+#include <vector>
 
 using namespace wirc;
 
@@ -46,13 +47,14 @@ void compileAndEmit(const graph::Document &document, const passes::CompileOption
     return;
   }
   (void)ir::printModule(module);
+  // Every emit option that changes output, one at a time.
+  std::vector<emit::EmitOptions> variants(3);
+  variants[1].fxLegacyGrid = true;
+  variants[2].fxBackend = "backends.example:compile";
   for (const emit::EmitKindInfo &info : emit::emitKinds()) {
     if (!info.implemented)
       continue;
-    // Both grid spellings of FX: the option only changes printing.
-    for (bool legacyGrid : {false, true}) {
-      emit::EmitOptions emitOptions;
-      emitOptions.fxLegacyGrid = legacyGrid;
+    for (const emit::EmitOptions &emitOptions : variants) {
       try {
         std::string first = emit::emitModule(info.kind, module, emitOptions);
         // Output must be a function of the module alone.
@@ -61,8 +63,6 @@ void compileAndEmit(const graph::Document &document, const passes::CompileOption
       } catch (const NotImplementedError &) {
         // A construct this target cannot express: exit code 3, not a bug.
       }
-      if (info.kind != emit::EmitKind::Fx)
-        break;
     }
   }
 }

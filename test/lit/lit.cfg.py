@@ -21,3 +21,13 @@ config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%not", config.not_tool))
 config.substitutions.append(
     ("%expect-exit", config.python_executable + " " + os.path.join(config.test_source_root, "expect_exit.py")))
+
+# C++ wrappers are compiled against the CUDA headers and linked against the
+# driver's stub library when the toolkit is installed.
+config.substitutions.append(("%cxx", config.cxx))
+config.substitutions.append(("%include", os.path.join(config.wirc_source_root, "include")))
+if config.cuda_root and os.path.exists(os.path.join(config.cuda_root, "include", "cuda.h")):
+    config.available_features.add("cuda")
+    config.substitutions.append(("%cuda_include", os.path.join(config.cuda_root, "include")))
+    stub = os.path.join(config.cuda_root, "lib64", "stubs")
+    config.substitutions.append(("%cuda_stub_lib", f"-L{stub} -lcuda"))

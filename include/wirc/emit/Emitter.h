@@ -42,6 +42,9 @@ std::string emitModule(EmitKind kind, const ir::Module &module, const EmitOption
 /// The Inductor-style output-code module of --emit=python (emit/PythonEmitter.cpp).
 std::string emitPython(const ir::Module &module);
 
+/// The standalone C++ wrapper of --emit=cpp (emit/CppEmitter.cpp).
+std::string emitCpp(const ir::Module &module);
+
 /// The runnable GraphModule module of --emit=fx-module (emit/FxModuleEmitter.cpp).
 std::string emitFxModule(const ir::Module &module, const EmitOptions &options = {});
 

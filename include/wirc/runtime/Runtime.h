@@ -1,0 +1,182 @@
+//===- wirc/runtime/Runtime.h - Runtime of wirc's C++ wrappers --*- C++ -*-===//
+//
+// Header-only support for the C++ wrappers `wirc compile --emit=cpp` writes:
+// tensors as device pointers with sizes and strides, owning device buffers,
+// kernels loaded lazily from an embedded image, launches, and errors that
+// name the kernel and the CUDA call that failed. Only the CUDA driver API is
+// needed (link with -lcuda); no libtorch.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WIRC_RUNTIME_RUNTIME_H
+#define WIRC_RUNTIME_RUNTIME_H
+
+#include "wirc/runtime/Arith.h"
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace wirc {
+namespace rt {
+
+/// A failed CUDA call or a violated run-time check.
+class Error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+inline void check(CUresult result, const char *call, const char *what) {
+  if (result == CUDA_SUCCESS)
+    return;
+  const char *name = nullptr;
+  cuGetErrorName(result, &name);
+  throw Error(std::string(what) + ": " + call + " failed: " + (name ? name : "unknown error"));
+}
+
+/// The maximum rank of a tensor the wrappers pass around.
+constexpr int kMaxRank = 8;
+
+/// A strided view of device memory. Tensors are plain values: ownership is
+/// the business of Buffer.
+struct Tensor {
+  CUdeviceptr data = 0; ///< address of element 0 (storage offset applied)
+  int rank = 0;
+  int64_t sizes[kMaxRank] = {};
+  int64_t strides[kMaxRank] = {};
+};
+
+/// Owning device memory, freed on destruction or reset().
+class Buffer {
+public:
+  Buffer() = default;
+  explicit Buffer(int64_t bytes) {
+    if (bytes < 0)
+      throw Error("negative allocation size");
+    if (bytes > 0)
+      check(cuMemAlloc(&ptr, static_cast<size_t>(bytes)), "cuMemAlloc", "allocation");
+  }
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+  Buffer(Buffer &&other) noexcept : ptr(std::exchange(other.ptr, 0)) {}
+  Buffer &operator=(Buffer &&other) noexcept {
+    if (this != &other) {
+      reset();
+      ptr = std::exchange(other.ptr, 0);
+    }
+    return *this;
+  }
+  ~Buffer() { reset(); }
+  void reset() {
+    if (ptr)
+      cuMemFree(ptr);
+    ptr = 0;
+  }
+  /// Gives up ownership (outputs handed to the caller, who frees them with
+  /// cuMemFree).
+  CUdeviceptr release() { return std::exchange(ptr, 0); }
+  CUdeviceptr get() const { return ptr; }
+
+private:
+  CUdeviceptr ptr = 0;
+};
+
+/// Bytes a strided layout spans: (sum((size - 1) * stride) + 1) * itemsize,
+/// 0 for an empty tensor; checked arithmetic.
+inline int64_t storage_bytes(int rank, const int64_t *sizes, const int64_t *strides,
+                             int64_t itemsize) {
+  int64_t extent = 0;
+  for (int i = 0; i < rank; ++i) {
+    if (sizes[i] == 0)
+      return 0;
+    extent = add(extent, mul(sizes[i] - 1, strides[i]));
+  }
+  return mul(add(extent, 1), itemsize);
+}
+
+/// Checks a tensor's rank, sizes and strides against what the graph expects.
+inline void assert_size_stride(const Tensor &t, int rank, const int64_t *sizes,
+                               const int64_t *strides, const char *what) {
+  bool ok = t.rank == rank;
+  for (int i = 0; ok && i < rank; ++i)
+    ok = t.sizes[i] == sizes[i] && (sizes[i] <= 1 || t.strides[i] == strides[i]);
+  if (!ok)
+    throw Error(std::string(what) + ": unexpected size or stride");
+}
+
+inline Tensor make_tensor(CUdeviceptr base, int64_t offset_bytes, int rank,
+                          const int64_t *sizes, const int64_t *strides) {
+  if (rank > kMaxRank)
+    throw Error("tensor rank above kMaxRank");
+  Tensor t;
+  t.data = base + static_cast<CUdeviceptr>(offset_bytes);
+  t.rank = rank;
+  for (int i = 0; i < rank; ++i) {
+    t.sizes[i] = sizes[i];
+    t.strides[i] = strides[i];
+  }
+  return t;
+}
+
+/// A kernel loaded on first launch from an image (PTX text, which the driver
+/// compiles for the device, or a cubin).
+class LazyKernel {
+public:
+  LazyKernel(const char *name, const char *entry, const void *image, int shared_bytes,
+             int num_warps)
+      : name(name), entry(entry), image(image), shared(shared_bytes), warps(num_warps) {}
+  LazyKernel(const LazyKernel &) = delete;
+  LazyKernel &operator=(const LazyKernel &) = delete;
+  ~LazyKernel() {
+    if (module)
+      cuModuleUnload(module);
+  }
+
+  void launch(int64_t gx, int64_t gy, int64_t gz, CUstream stream, void **args) {
+    if (gx == 0 || gy == 0 || gz == 0)
+      return; // a zero-size grid launches nothing
+    if (gx > INT32_MAX || gy > 65535 || gz > 65535 || gx < 0 || gy < 0 || gz < 0)
+      throw Error(std::string(name) + ": launch grid out of range");
+    if (!function)
+      load();
+    check(cuLaunchKernel(function, static_cast<unsigned>(gx), static_cast<unsigned>(gy),
+                         static_cast<unsigned>(gz), 32u * static_cast<unsigned>(warps), 1, 1,
+                         static_cast<unsigned>(shared), stream, args, nullptr),
+          "cuLaunchKernel", name);
+  }
+
+private:
+  void load() {
+    check(cuModuleLoadData(&module, image), "cuModuleLoadData", name);
+    check(cuModuleGetFunction(&function, module, entry), "cuModuleGetFunction", name);
+    // Kernels that use more than the default 48 KiB of dynamic shared memory
+    // must opt in.
+    if (shared > 48 * 1024)
+      check(cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               shared),
+            "cuFuncSetAttribute", name);
+  }
+
+  const char *name;
+  const char *entry;
+  const void *image;
+  int shared;
+  int warps;
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+};
+
+/// Narrows a size to a kernel's 32-bit parameter, checked.
+inline int32_t to_i32(int64_t value, const char *what) {
+  if (value < INT32_MIN || value > INT32_MAX)
+    throw Error(std::string(what) + ": value does not fit a 32-bit kernel argument");
+  return static_cast<int32_t>(value);
+}
+
+} // namespace rt
+} // namespace wirc
+
+#endif // WIRC_RUNTIME_RUNTIME_H

@@ -1,0 +1,443 @@
+//===- CppEmitter.cpp - Wrapper IR as a standalone C++ CUDA wrapper -------===//
+//
+// Writes one C++ translation unit that runs the graph with the CUDA driver
+// API and the header-only runtime in wirc/runtime/Runtime.h: no libtorch.
+// Kernels are embedded as the PTX or cubin their configs carry and loaded on
+// first use. Each launch computes its grid at run time from the same folded
+// grid expressions the FX and Python emitters print (dynamic shapes too),
+// skips empty grids, passes Triton's trailing scratch pointers, and checks
+// every CUDA call. Constructs the standalone runtime cannot run (extern aten
+// kernels, control flow) are rejected with the construct's name.
+//
+//===----------------------------------------------------------------------===//
+#include "wirc/emit/Emitter.h"
+
+#include "wirc/support/Diagnostics.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+namespace wirc::emit {
+
+namespace {
+
+using namespace wirc::ir;
+
+/// A C++ string literal for arbitrary bytes: printable ASCII stays, every
+/// other byte is an octal escape, so no input can end the literal.
+std::string cppStringLiteral(std::string_view bytes) {
+  std::string out = "\"";
+  for (unsigned char c : bytes) {
+    if (c == '"' || c == '\\')
+      out += fmt::format("\\{}", static_cast<char>(c));
+    else if (c == '\n')
+      out += "\\n\"\n    \"";
+    else if (c >= 0x20 && c < 0x7f && c != '?') // '?' would start trigraphs
+      out += static_cast<char>(c);
+    else
+      out += fmt::format("\\{:03o}", c);
+  }
+  return out + "\"";
+}
+
+std::string decodeBase64(std::string_view text) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z')
+      return c - 'A';
+    if (c >= 'a' && c <= 'z')
+      return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+      return c - '0' + 52;
+    if (c == '+')
+      return 62;
+    if (c == '/')
+      return 63;
+    return -1;
+  };
+  std::string out;
+  unsigned bits = 0, acc = 0;
+  for (char c : text) {
+    int v = value(c);
+    if (v < 0)
+      continue; // padding and line breaks
+    acc = (acc << 6) | static_cast<unsigned>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xFF);
+    }
+  }
+  return out;
+}
+
+/// The C++ type a Triton signature type is passed as, or "" for pointers.
+std::string scalarType(const std::string &type) {
+  if (type == "i32" || type == "u32")
+    return "int32_t";
+  if (type == "i64" || type == "u64")
+    return "int64_t";
+  if (type == "i1")
+    return "bool";
+  if (type == "fp32")
+    return "float";
+  if (type == "fp64")
+    return "double";
+  return "";
+}
+
+class CppEmitter {
+public:
+  explicit CppEmitter(const Module &module) : module(module) {}
+
+  std::string emit();
+
+private:
+  const Module &module;
+  std::string out;
+  std::set<std::pair<KernelId, unsigned>> launchers;
+
+  const std::string &name(BufferId b) const { return module.buffer(b).name; }
+  static std::string expr(const sym::Expr &e) { return sym::printCpp(e); }
+
+  std::string array(const std::vector<sym::Expr> &list) const {
+    std::string s = "{";
+    for (size_t i = 0; i < list.size(); ++i)
+      s += (i ? ", " : "") + expr(list[i]);
+    if (list.empty())
+      s += "0"; // a zero-length array is not C++
+    return s + "}";
+  }
+
+  static unsigned itemsize(const BufferInfo &info) { return graph::dtypeSize(info.layout.dtype); }
+
+  bool owns(BufferId b) const { return module.buffer(b).kind == BufferKind::Intermediate; }
+
+  [[noreturn]] static void unsupported(const std::string &what) {
+    throw NotImplementedError(fmt::format("--emit=cpp (standalone) cannot run {}", what));
+  }
+
+  /// A kernel argument: a device address or a size value.
+  std::string argument(const Value &v) const {
+    switch (v.kind) {
+    case Value::Kind::Buffer:
+      return name(v.buffer) + ".data";
+    case Value::Kind::View:
+      return fmt::format("({}.data + static_cast<CUdeviceptr>(wirc::rt::mul({}, {})))",
+                         name(v.buffer), expr(v.expr), itemsize(module.buffer(v.buffer)));
+    case Value::Kind::Expr:
+      return expr(v.expr);
+    case Value::Kind::Int:
+      return fmt::format("INT64_C({})", v.intValue);
+    case Value::Kind::Float:
+      return fmt::format("{}", v.floatValue);
+    case Value::Kind::Bool:
+      return v.boolValue ? "true" : "false";
+    default:
+      unsupported("a kernel argument that is not a tensor or a number");
+    }
+  }
+
+  void kernelImages();
+  void launcher(const KernelCallLine &call);
+  void body(std::string &text, const Line &line);
+};
+
+void CppEmitter::kernelImages() {
+  out += "// Kernel images, loaded on first launch.\n";
+  for (const Function &function : module.functions)
+    for (const Line &l : function.lines) {
+      const auto *call = std::get_if<KernelCallLine>(&l);
+      if (!call || !launchers.insert({call->kernel, call->config}).second)
+        continue;
+      const graph::Kernel &kernel = module.kernel(call->kernel);
+      const graph::KernelConfig &config = kernel.configs.at(call->config);
+      std::string image;
+      if (kernel.language == graph::KernelLanguage::PTX)
+        image = kernel.source;
+      else if (config.artifacts && !config.artifacts->cubinBase64.empty())
+        image = decodeBase64(config.artifacts->cubinBase64);
+      else if (config.artifacts && !config.artifacts->ptx.empty())
+        image = config.artifacts->ptx;
+      else
+        throw NotImplementedError(fmt::format(
+            "--emit=cpp needs the compiled PTX or cubin of each launched config; kernel '{}' "
+            "config {} has none (export the graph with artifacts)",
+            kernel.name, call->config));
+      // A cubin is binary; PTX must end with its terminating zero, which the
+      // literal provides.
+      out += fmt::format("static const char kImage_{}_{}[] =\n    {};\n", kernel.name,
+                         call->config, cppStringLiteral(image));
+    }
+}
+
+void CppEmitter::launcher(const KernelCallLine &call) {
+  const graph::Kernel &kernel = module.kernel(call.kernel);
+  const graph::KernelConfig &config = kernel.configs.at(call.config);
+  std::string entry = config.artifacts && !config.artifacts->entryName.empty()
+                          ? config.artifacts->entryName
+                          : kernel.entry.empty() ? kernel.name : kernel.entry;
+  int shared = config.artifacts ? static_cast<int>(config.artifacts->sharedMemBytes) : 0;
+  int64_t globalScratch = config.artifacts ? config.artifacts->globalScratchBytes : 0;
+  int64_t profileScratch = config.artifacts ? config.artifacts->profileScratchBytes : 0;
+
+  // Parameters in signature order; constexprs are compiled into the kernel
+  // and are not arguments of the entry point.
+  std::vector<std::pair<std::string, std::string>> params; // (name, C++ type or "" for ptr)
+  if (!kernel.signature.empty()) {
+    for (const graph::KernelParam &p : kernel.signature) {
+      if (p.type == "constexpr" || config.kwarg(p.name))
+        continue;
+      params.emplace_back(p.name, p.type.starts_with("*") ? "" : scalarType(p.type));
+      if (!p.type.starts_with("*") && params.back().second.empty())
+        unsupported(fmt::format("kernel '{}': parameter type '{}'", kernel.name, p.type));
+    }
+  } else {
+    for (const CallArg &arg : call.args)
+      if (arg.role != graph::ArgRole::Removed)
+        params.emplace_back(arg.param, arg.value.kind == Value::Kind::Buffer ||
+                                               arg.value.kind == Value::Kind::View
+                                           ? ""
+                                           : "int64_t");
+    for (const auto &[numel, e] : call.numels)
+      params.emplace_back(numel, "int32_t");
+  }
+  out += fmt::format("\n// {} with config {}: {} warps, {} bytes of shared memory.\n",
+                     kernel.name, call.config, config.numWarps, shared);
+  out += fmt::format("static void launch_{}_{}(wirc::rt::LazyKernel &kernel, CUstream stream, "
+                     "int64_t grid_0, int64_t grid_1, int64_t grid_2",
+                     kernel.name, call.config);
+  for (const auto &[param, type] : params)
+    out += fmt::format(", {} {}", type.empty() ? "CUdeviceptr" : "int64_t", param);
+  out += ") {\n";
+  out += "  if (grid_0 == 0 || grid_1 == 0 || grid_2 == 0)\n    return;\n";
+  std::string args;
+  for (const auto &[param, type] : params) {
+    if (type == "int32_t") {
+      out += fmt::format("  int32_t {0}_arg = wirc::rt::to_i32({0}, \"{1}\");\n", param,
+                         kernel.name);
+      args += fmt::format("&{}_arg, ", param);
+    } else if (!type.empty() && type != "int64_t") {
+      out += fmt::format("  {0} {1}_arg = static_cast<{0}>({1});\n", type, param);
+      args += fmt::format("&{}_arg, ", param);
+    } else {
+      args += fmt::format("&{}, ", param);
+    }
+  }
+  // Triton kernels take trailing global and profile scratch pointers: null
+  // when the kernel needs none, else per-program space for the whole grid.
+  if (kernel.language == graph::KernelLanguage::Triton) {
+    auto scratch = [&](std::string_view which, int64_t bytes) {
+      if (bytes == 0) {
+        out += fmt::format("  CUdeviceptr {}_scratch = 0;\n", which);
+      } else {
+        out += fmt::format("  wirc::rt::Buffer {0}_storage(wirc::rt::product({{INT64_C({1}), "
+                           "grid_0, grid_1, grid_2}}));\n  CUdeviceptr {0}_scratch = "
+                           "{0}_storage.get();\n",
+                           which, bytes);
+      }
+      args += fmt::format("&{}_scratch, ", which);
+    };
+    scratch("global", globalScratch);
+    scratch("profile", profileScratch);
+  }
+  if (!args.empty())
+    args.resize(args.size() - 2);
+  out += fmt::format("  void *args[] = {{{}}};\n", args.empty() ? "nullptr" : args);
+  out += "  kernel.launch(grid_0, grid_1, grid_2, stream, args);\n}\n";
+}
+
+void CppEmitter::body(std::string &text, const Line &l) {
+  auto line = [&](const std::string &s) { text += "  " + s + "\n"; };
+  std::visit(
+      Overloaded{
+          [&](const AllocateLine &a) {
+            const BufferInfo &info = module.buffer(a.buffer);
+            int rank = static_cast<int>(info.layout.size.size());
+            line(fmt::format("const int64_t {0}_size[] = {1}, {0}_stride[] = {2};", info.name,
+                             array(info.layout.size), array(info.layout.stride)));
+            line(fmt::format("wirc::rt::Buffer {0}_storage(wirc::rt::storage_bytes({1}, {0}_size, "
+                             "{0}_stride, {2}));",
+                             info.name, rank, itemsize(info)));
+            line(fmt::format("wirc::rt::Tensor {0} = wirc::rt::make_tensor({0}_storage.get(), 0, "
+                             "{1}, {0}_size, {0}_stride);",
+                             info.name, rank));
+          },
+          [&](const FreeLine &f) {
+            if (owns(f.buffer))
+              line(fmt::format("{}_storage.reset();", name(f.buffer)));
+          },
+          [&](const ReuseLine &r) {
+            const BufferInfo &reused = module.buffer(r.reusedAs);
+            int rank = static_cast<int>(reused.layout.size.size());
+            line(fmt::format("const int64_t {0}_size[] = {1}, {0}_stride[] = {2};", reused.name,
+                             array(reused.layout.size), array(reused.layout.stride)));
+            if (owns(r.old))
+              line(fmt::format("wirc::rt::Buffer {}_storage = std::move({}_storage);  // reuse",
+                               reused.name, name(r.old)));
+            std::string base = owns(r.old) ? reused.name + "_storage.get()" : name(r.old) + ".data";
+            line(fmt::format("wirc::rt::Tensor {0} = wirc::rt::make_tensor({1}, 0, {2}, {0}_size, "
+                             "{0}_stride);",
+                             reused.name, base, rank));
+          },
+          [&](const CommentLine &c) {
+            std::string safe;
+            for (unsigned char ch : c.text)
+              safe += (ch < 0x20 || ch == 0x7f || ch == '\\') ? fmt::format("\\x{:02x}", ch)
+                                                              : std::string(1, char(ch));
+            line("// " + safe);
+          },
+          [&](const KernelDefinitionLine &) {},
+          [&](const KernelCallLine &call) {
+            const graph::Kernel &kernel = module.kernel(call.kernel);
+            const Grid &grid = call.grids.at(call.config);
+            std::string args;
+            for (const CallArg &arg : call.args)
+              if (arg.role != graph::ArgRole::Removed)
+                args += ", " + argument(arg.value);
+            for (const auto &[numel, e] : call.numels)
+              args += ", " + expr(e);
+            line(fmt::format("launch_{0}_{1}(kernels.{0}_{1}, stream, {2}, {3}, {4}{5});",
+                             kernel.name, call.config, expr(grid[0]), expr(grid[1]),
+                             expr(grid[2]), args));
+          },
+          [&](const ExternKernelOutLine &e) { unsupported(fmt::format("extern kernel '{}'", e.op)); },
+          [&](const ExternKernelAllocLine &e) {
+            unsupported(fmt::format("extern kernel '{}'", e.op));
+          },
+          [&](const MultiOutputLine &) { unsupported("multi-output unpacking"); },
+          [&](const ReinterpretViewLine &r) {
+            const BufferInfo &view = module.buffer(r.view);
+            int rank = static_cast<int>(view.layout.size.size());
+            line(fmt::format("const int64_t {0}_size[] = {1}, {0}_stride[] = {2};", view.name,
+                             array(view.layout.size), array(view.layout.stride)));
+            line(fmt::format("wirc::rt::Tensor {0} = wirc::rt::make_tensor({1}.data, "
+                             "wirc::rt::mul({2}, {3}), {4}, {0}_size, {0}_stride);",
+                             view.name, name(r.base), expr(view.layout.offset), itemsize(view),
+                             rank));
+          },
+          [&](const AssertSizeStrideLine &a) {
+            line(fmt::format("{{ const int64_t size[] = {}, stride[] = {}; "
+                             "wirc::rt::assert_size_stride({}, {}, size, stride, \"{}\"); }}",
+                             array(a.size), array(a.stride), name(a.buffer), a.size.size(),
+                             name(a.buffer)));
+          },
+          [&](const SymbolBindingLine &b) {
+            switch (b.source) {
+            case SymbolBindingLine::Source::Input:
+              line(fmt::format("const int64_t {} = {};", b.symbol, name(b.tensor)));
+              break;
+            case SymbolBindingLine::Source::Size:
+              line(fmt::format("const int64_t {} = {}.sizes[{}];", b.symbol, name(b.tensor), b.dim));
+              break;
+            case SymbolBindingLine::Source::Stride:
+              line(fmt::format("const int64_t {} = {}.strides[{}];", b.symbol, name(b.tensor),
+                               b.dim));
+              break;
+            case SymbolBindingLine::Source::Expr:
+              line(fmt::format("const int64_t {} = {};", b.symbol, expr(b.expr)));
+              break;
+            }
+          },
+          [&](const DeviceGuardEnterLine &) {},
+          [&](const DeviceGuardExitLine &) {},
+          [&](const SubgraphEnterLine &) {},
+          [&](const SubgraphExitLine &) {},
+          [&](const CondLine &) { unsupported("torch.cond"); },
+          [&](const OutputLine &o) {
+            for (size_t i = 0; i < o.outputs.size(); ++i) {
+              const Value &v = o.outputs[i];
+              if (v.kind == Value::Kind::Buffer) {
+                line(fmt::format("outputs[{}] = {};", i, name(v.buffer)));
+                if (owns(v.buffer))
+                  line(fmt::format("output_storage[{}] = std::move({}_storage);", i,
+                                   name(v.buffer)));
+              } else if (v.kind == Value::Kind::View) {
+                const BufferInfo &base = module.buffer(v.buffer);
+                line(fmt::format("{{ const int64_t size[] = {}, stride[] = {}; outputs[{}] = "
+                                 "wirc::rt::make_tensor({}.data, wirc::rt::mul({}, {}), {}, size, "
+                                 "stride); }}",
+                                 array(v.size), array(v.stride), i, base.name, expr(v.expr),
+                                 itemsize(base), v.size.size()));
+                if (owns(v.buffer))
+                  line(fmt::format("output_storage[{}] = std::move({}_storage);", i, base.name));
+              } else {
+                unsupported("an output that is not a tensor");
+              }
+            }
+          },
+      },
+      l);
+}
+
+std::string CppEmitter::emit() {
+  if (module.functions.size() > 1)
+    unsupported("subgraphs (torch.cond)");
+  const Function &main = module.main();
+  out = fmt::format("// Generated by wirc from graph '{}': a standalone CUDA wrapper.\n"
+                    "// Needs only the CUDA driver API (link with -lcuda) and wirc's runtime "
+                    "headers.\n#include \"wirc/runtime/Runtime.h\"\n\n#include <utility>\n\n"
+                    "namespace wirc_graph_{} {{\n\n",
+                    module.name, module.name);
+  kernelImages();
+  std::set<std::pair<KernelId, unsigned>> written;
+  std::string kernelsStruct = "\n/// The graph's kernels, each loaded on its first launch.\nstruct "
+                              "Kernels {\n";
+  for (const Line &l : main.lines)
+    if (const auto *call = std::get_if<KernelCallLine>(&l)) {
+      if (!written.insert({call->kernel, call->config}).second)
+        continue;
+      launcher(*call);
+      const graph::Kernel &kernel = module.kernel(call->kernel);
+      const graph::KernelConfig &config = kernel.configs.at(call->config);
+      std::string entry = config.artifacts && !config.artifacts->entryName.empty()
+                              ? config.artifacts->entryName
+                          : kernel.entry.empty() ? kernel.name
+                                                 : kernel.entry;
+      kernelsStruct += fmt::format(
+          "  wirc::rt::LazyKernel {0}_{1}{{\"{0}\", \"{2}\", kImage_{0}_{1}, {3}, {4}}};\n",
+          kernel.name, call->config, entry,
+          config.artifacts ? config.artifacts->sharedMemBytes : 0, config.numWarps);
+    }
+  out += kernelsStruct + "};\n";
+
+  // The entry point.
+  unsigned tensorInputs = 0, symbolInputs = 0, outputs = 0;
+  std::string prologue;
+  for (BufferId b : main.inputs) {
+    const BufferInfo &info = module.buffer(b);
+    if (info.kind == BufferKind::Input)
+      prologue += fmt::format("  const wirc::rt::Tensor {} = inputs[{}];\n", info.name,
+                              tensorInputs++);
+    else if (info.kind == BufferKind::SymbolInput)
+      prologue += fmt::format("  const int64_t {} = symbols[{}];\n", info.name, symbolInputs++);
+    else
+      unsupported(fmt::format("scalar input '{}'", info.name));
+  }
+  for (const BufferInfo &info : module.buffers)
+    if (info.kind == BufferKind::Constant)
+      unsupported(fmt::format("constant '{}' (constants are not passed yet)", info.name));
+  std::string text;
+  for (const Line &l : main.lines) {
+    body(text, l);
+    if (const auto *o = std::get_if<OutputLine>(&l))
+      outputs = static_cast<unsigned>(o->outputs.size());
+  }
+  out += fmt::format(
+      "\n/// Runs graph '{}' on \\p stream. inputs: {} tensors; symbols: {} size symbols, in\n"
+      "/// graph input order. Writes {} outputs; output_storage[i] owns outputs[i]'s memory\n"
+      "/// when the wrapper allocated it. Throws wirc::rt::Error on any failure.\n"
+      "void run(Kernels &kernels, const wirc::rt::Tensor *inputs, const int64_t *symbols,\n"
+      "         wirc::rt::Tensor *outputs, wirc::rt::Buffer *output_storage, CUstream stream) {{\n"
+      "  (void)inputs;\n  (void)symbols;\n  (void)output_storage;\n",
+      module.name, tensorInputs, symbolInputs, outputs);
+  out += prologue + text + "}\n\n} // namespace wirc_graph_" + module.name + "\n";
+  return out;
+}
+
+} // namespace
+
+std::string emitCpp(const Module &module) { return CppEmitter(module).emit(); }
+
+} // namespace wirc::emit
