@@ -86,6 +86,10 @@ struct Best {
 
 Offsets planArena(const Instance &inst, const PlanOptions &options, PlanStats &stats) {
   const size_t n = inst.count();
+  if (n == 0) {
+    stats.method = "empty";
+    return {};
+  }
   const uint64_t cap = linearCap(n, 64);
   Best best;
   auto done = [&] { return best.peak == inst.lowerBound; };
