@@ -1,13 +1,20 @@
-//===- PlanMemory.cpp - Liveness and frees --------------------------------===//
+//===- PlanMemory.cpp - Liveness, frees and buffer reuse ------------------===//
 //
 // Every buffer the wrapper may release is freed right after the line that
 // uses it last. Uses are counted on storage, not names: a named view keeps
 // its base alive, and a graph output (or a view of one) is never freed.
 //
+// With reuse (Inductor's default), an allocation takes over the storage of
+// the most recently freed buffer with the same device, dtype and storage size
+// (symbolic sizes compared structurally), unless keeping that storage alive
+// from its free to the allocation would raise the estimated peak.
+//
 //===----------------------------------------------------------------------===//
 #include "wirc/passes/Pass.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 namespace wirc::passes {
 
@@ -79,11 +86,140 @@ void planFunction(Module &module, Function &function) {
   function.lines = std::move(planned);
 }
 
+/// Range add, range max over line positions: the estimated bytes live after
+/// each line, for the peak check of a reuse.
+class PeakTree {
+public:
+  explicit PeakTree(const std::vector<int64_t> &values) : n(values.size()) {
+    size = 1;
+    while (size < n)
+      size *= 2;
+    maxv.assign(2 * size, INT64_MIN / 4);
+    lazy.assign(2 * size, 0);
+    for (size_t i = 0; i < n; ++i)
+      maxv[size + i] = values[i];
+    for (size_t i = size - 1; i > 0; --i)
+      maxv[i] = std::max(maxv[2 * i], maxv[2 * i + 1]);
+  }
+  int64_t max(size_t lo, size_t hi) const { return query(1, 0, size, lo, hi); }
+  void add(size_t lo, size_t hi, int64_t delta) { update(1, 0, size, lo, hi, delta); }
+
+private:
+  size_t n, size;
+  std::vector<int64_t> maxv, lazy;
+
+  int64_t query(size_t node, size_t l, size_t r, size_t lo, size_t hi) const {
+    if (hi <= l || r <= lo)
+      return INT64_MIN / 4;
+    if (lo <= l && r <= hi)
+      return maxv[node];
+    size_t m = (l + r) / 2;
+    return lazy[node] + std::max(query(2 * node, l, m, lo, hi), query(2 * node + 1, m, r, lo, hi));
+  }
+  void update(size_t node, size_t l, size_t r, size_t lo, size_t hi, int64_t delta) {
+    if (hi <= l || r <= lo)
+      return;
+    if (lo <= l && r <= hi) {
+      maxv[node] += delta;
+      lazy[node] += delta;
+      return;
+    }
+    size_t m = (l + r) / 2;
+    update(2 * node, l, m, lo, hi, delta);
+    update(2 * node + 1, m, r, lo, hi, delta);
+    maxv[node] = lazy[node] + std::max(maxv[2 * node], maxv[2 * node + 1]);
+  }
+};
+
+/// The storage a layout spans, in elements: 1 + sum((size - 1) * stride).
+sym::Expr storageElements(const graph::Layout &layout) {
+  sym::Expr extent(1);
+  for (size_t i = 0; i < layout.size.size(); ++i)
+    extent = extent + (layout.size[i] - sym::Expr(1)) * layout.stride[i];
+  return sym::simplify(extent);
+}
+
+/// Turns free-then-allocate pairs into reuse lines, LIFO per key.
+void reuseBuffers(Module &module, Function &function) {
+  const sym::SymbolValues hints = module.hints();
+  auto bytesAtHints = [&](BufferId b) -> int64_t {
+    const BufferInfo &info = module.buffer(b);
+    std::string error;
+    auto elements = sym::evaluate(storageElements(info.layout), hints, error);
+    for (const sym::Expr &size : info.layout.size)
+      if (auto s = sym::evaluate(size, hints, error); s && *s == 0)
+        return 0;
+    return elements ? *elements * graph::dtypeSize(info.layout.dtype) : 0;
+  };
+  auto reusable = [&](BufferId b) {
+    const BufferInfo &info = module.buffer(b);
+    return info.kind == BufferKind::Intermediate && !info.isTuple;
+  };
+
+  // Bytes live after each line, at the size hints.
+  std::vector<int64_t> live(function.lines.size(), 0);
+  int64_t current = 0;
+  for (size_t i = 0; i < function.lines.size(); ++i) {
+    if (const auto *a = std::get_if<AllocateLine>(&function.lines[i]))
+      current += bytesAtHints(a->buffer);
+    else if (const auto *f = std::get_if<FreeLine>(&function.lines[i]);
+             f && reusable(f->buffer))
+      current -= bytesAtHints(f->buffer);
+    live[i] = current;
+  }
+  if (live.empty())
+    return;
+  int64_t peak = *std::max_element(live.begin(), live.end());
+  PeakTree tree(live);
+
+  using Key = std::tuple<int, int, uint8_t, std::string>;
+  std::map<Key, std::vector<std::pair<BufferId, size_t>>> pool; // key -> (buffer, free line)
+  auto keyOf = [&](BufferId b) {
+    const BufferInfo &info = module.buffer(b);
+    return Key{static_cast<int>(info.layout.device.kind), info.layout.device.index,
+               static_cast<uint8_t>(info.layout.dtype),
+               sym::toString(storageElements(info.layout))};
+  };
+  std::vector<bool> dropLine(function.lines.size(), false);
+  for (size_t i = 0; i < function.lines.size(); ++i) {
+    Line &line = function.lines[i];
+    if (const auto *f = std::get_if<FreeLine>(&line); f && reusable(f->buffer)) {
+      pool[keyOf(f->buffer)].emplace_back(f->buffer, i);
+      continue;
+    }
+    const auto *a = std::get_if<AllocateLine>(&line);
+    if (!a || !reusable(a->buffer))
+      continue;
+    auto it = pool.find(keyOf(a->buffer));
+    if (it == pool.end() || it->second.empty())
+      continue;
+    auto [old, freeLine] = it->second.back();
+    int64_t bytes = bytesAtHints(old);
+    // Keeping the old storage alive from its free to here must not raise
+    // the peak.
+    if (tree.max(freeLine, i) + bytes > peak)
+      continue;
+    it->second.pop_back();
+    tree.add(freeLine, i, bytes);
+    dropLine[freeLine] = true;
+    line = ReuseLine{old, a->buffer, /*deleteOld=*/true, /*inPlace=*/false};
+  }
+  std::vector<Line> kept;
+  kept.reserve(function.lines.size());
+  for (size_t i = 0; i < function.lines.size(); ++i)
+    if (!dropLine[i])
+      kept.push_back(std::move(function.lines[i]));
+  function.lines = std::move(kept);
+}
+
 } // namespace
 
-bool planMemory(Module &module, PassContext &) {
-  for (Function &function : module.functions)
+bool planMemory(Module &module, PassContext &ctx) {
+  for (Function &function : module.functions) {
     planFunction(module, function);
+    if (ctx.options.memoryPlan == MemoryPlan::Reuse)
+      reuseBuffers(module, function);
+  }
   return true;
 }
 

@@ -15,7 +15,6 @@
 //===----------------------------------------------------------------------===//
 #include "PlanInternal.h"
 
-#include <cmath>
 
 namespace wirc::plan::detail {
 
@@ -23,9 +22,9 @@ namespace {
 
 /// Work units of the effort-1 search; each effort level multiplies it by 4.
 /// A unit is one step of the decoder (a request looked at, a section taken
-/// from or reordered in its queue, a section raised): roughly 5 to 15 ns, so
+/// from or reordered in its queue, a section raised): roughly 5 to 20 ns, so
 /// effort 1 takes tens of milliseconds.
-constexpr uint64_t kSearchWorkBase = 3'000'000;
+constexpr uint64_t kSearchWorkBase = 2'000'000;
 
 uint64_t searchBudget(unsigned effort) {
   if (effort == 0)
@@ -178,9 +177,9 @@ Offsets planArena(const Instance &inst, const PlanOptions &options, PlanStats &s
   stats.portfolioPeak = best.peak;
 
   // Squeaky wheel search, one run per base priority, each with a third of
-  // the budget. It needs the decoder, and a budget worth a few dozen runs.
+  // the budget. It needs the decoder, and a budget worth a few runs at least.
   const uint64_t budget = searchBudget(options.effort);
-  if (decoder && budget >= 32 * diveWork && !done()) {
+  if (decoder && budget >= 8 * diveWork && !done()) {
     uint64_t used = 0;
     for (size_t m = 0; m < std::size(levelMembers) && !done(); ++m) {
       const uint64_t share = budget / std::size(levelMembers) * (m + 1);

@@ -5,7 +5,6 @@
 #include "wirc/support/Diagnostics.h"
 
 #include <limits>
-#include <queue>
 
 namespace wirc::plan::detail {
 

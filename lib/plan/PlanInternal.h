@@ -31,6 +31,12 @@ inline int64_t alignUpOrThrow(int64_t value, int64_t alignment) {
   return addOrThrow(value, alignment - 1) & ~(alignment - 1);
 }
 
+/// validateProblem without the live-bytes check, which needs the lower bound.
+std::string validateRequests(const Problem &problem);
+
+/// validateProblem's message when the bytes live at once overflow.
+inline constexpr const char *kLiveOverflow = "the bytes live at one time step overflow int64";
+
 /// The requests that hold bytes, with time compressed to sections: the
 /// sorted distinct begin and end times cut the time line into sections, and
 /// request i covers sections [first[i], last[i]). Zero-size requests are left

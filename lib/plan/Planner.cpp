@@ -40,11 +40,16 @@ std::string_view strategyName(Strategy strategy) {
 PlanResult planMemory(const Problem &problem, const PlanOptions &options) {
   using namespace detail;
   PlanResult result;
-  if (std::string error = validateProblem(problem); !error.empty()) {
+  if (std::string error = validateRequests(problem); !error.empty()) {
     result.error = std::move(error);
     return result;
   }
-  const Instance inst = makeInstance(problem, *lowerBound(problem));
+  std::optional<int64_t> bound = lowerBound(problem);
+  if (!bound) {
+    result.error = kLiveOverflow;
+    return result;
+  }
+  const Instance inst = makeInstance(problem, *bound);
   try {
     Offsets offsets;
     switch (options.strategy) {

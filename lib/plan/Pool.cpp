@@ -142,56 +142,87 @@ private:
     return it != ranges.end() && it->begin < r.end;
   }
 
-  /// Adds the placed block's range to \p id and refreshes its size.
-  void grew(int32_t id, Range range) {
-    Node &node = nodes[id];
-    addRange(node.ranges, range);
-    if (node.kind == Kind::Spatial)
-      node.size = addOrThrow(align(nodes[node.left].size), nodes[node.right].size);
-  }
+  /// Where a temporal split sends a block.
+  enum class Verdict { Refuse, PlaceHere, Descend };
 
-  bool allocateIn(int32_t id, int32_t block, bool isLast) {
-    switch (nodes[id].kind) {
-    case Kind::Temporal:
-      return allocateTemporal(id, block, isLast);
-    case Kind::Spatial: {
-      Node &node = nodes[id];
-      int32_t left = node.left, right = node.right;
-      if (!allocateTemporal(left, block, false) && !allocateTemporal(right, block, isLast))
-        return false;
-      grew(id, nodes[block].ranges.front());
-      return true;
-    }
-    case Kind::Allocation:
-    case Kind::Empty:
-      return false;
-    }
-    return false;
-  }
-
-  bool allocateTemporal(int32_t id, int32_t block, bool isLast) {
-    const int64_t slot = nodes[id].size;
-    const int64_t blockSize = nodes[block].size;
+  /// TemporalSplit's rule, without changing anything: refuse a block larger
+  /// than the split unless it may grow, or one live with two children;
+  /// descend into the one child it is live with; else place it here.
+  Verdict judge(int32_t id, int32_t block, bool isLast, int32_t &into) const {
+    const Node &node = nodes[id];
+    if (nodes[block].size > node.size && !isLast)
+      return Verdict::Refuse;
     const Range range = nodes[block].ranges.front();
-    if (blockSize > slot && !isLast)
-      return false;
-    int32_t overlapping = -1;
-    for (int32_t child : nodes[id].children) {
+    into = -1;
+    for (int32_t child : node.children) {
       if (!overlaps(nodes[child].ranges, range))
         continue;
-      if (overlapping >= 0)
-        return false; // live at once with two children: no merging
-      overlapping = child;
+      if (into >= 0)
+        return Verdict::Refuse; // live at once with two children: no merging
+      into = child;
     }
-    if (overlapping >= 0) {
-      if (!allocateIn(overlapping, block, isLast))
+    if (into < 0)
+      return Verdict::PlaceHere;
+    // Only a spatial split holds more than one block.
+    return nodes[into].kind == Kind::Spatial ? Verdict::Descend : Verdict::Refuse;
+  }
+
+  /// Tries to place \p block in the tree below the temporal split \p top.
+  /// A spatial split tries its left part (which may not grow), then its right
+  /// one. The search is iterative, because trees grow as deep as the number
+  /// of blocks, and changes nothing until it has found the place.
+  bool allocateIn(int32_t top, int32_t block, bool isLast) {
+    struct Alternative {
+      size_t pathSize; ///< the path up to and including the spatial split
+      int32_t right;
+      bool isLast;
+    };
+    std::vector<int32_t> path; // temporal and spatial splits, root first
+    std::vector<Alternative> alternatives;
+    int32_t id = top;
+    bool last = isLast;
+    while (true) {
+      path.push_back(id);
+      int32_t into;
+      Verdict verdict = judge(id, block, last, into);
+      if (verdict == Verdict::PlaceHere)
+        break;
+      if (verdict == Verdict::Descend) {
+        path.push_back(into);
+        alternatives.push_back({path.size(), nodes[into].right, last});
+        id = nodes[into].left;
+        last = false;
+        continue;
+      }
+      if (alternatives.empty())
         return false;
-      Node &node = nodes[id];
-      node.size = std::max(node.size, nodes[overlapping].size);
-      addRange(node.ranges, range);
-      return true;
+      Alternative next = alternatives.back();
+      alternatives.pop_back();
+      path.resize(next.pathSize);
+      id = next.right;
+      last = next.isLast;
     }
 
+    placeHere(path.back(), block);
+    const Range range = nodes[block].ranges.front();
+    for (size_t i = path.size() - 1; i-- > 0;) {
+      Node &node = nodes[path[i]];
+      addRange(node.ranges, range);
+      if (node.kind == Kind::Spatial)
+        node.size = addOrThrow(align(nodes[node.left].size), nodes[node.right].size);
+      else
+        node.size = std::max(node.size, nodes[path[i + 1]].size);
+    }
+    return true;
+  }
+
+  /// Puts \p block into the temporal split \p id, which it is live with no
+  /// child of: alone in place of a lone free slot, beside the children when
+  /// it has their size, with free space beside it when smaller, and widening
+  /// every child when larger.
+  void placeHere(int32_t id, int32_t block) {
+    const int64_t slot = nodes[id].size;
+    const int64_t blockSize = nodes[block].size;
     std::vector<int32_t> children = std::move(nodes[id].children);
     if (children.size() == 1 && nodes[children[0]].kind == Kind::Empty)
       children.clear();
@@ -210,8 +241,7 @@ private:
     Node &node = nodes[id];
     node.children = std::move(children);
     node.size = size;
-    addRange(node.ranges, range);
-    return true;
+    addRange(node.ranges, nodes[block].ranges.front());
   }
 
   const Instance &inst;

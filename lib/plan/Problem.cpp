@@ -1,6 +1,8 @@
 //===- Problem.cpp - Requests, validation, checked arithmetic -------------===//
 #include "wirc/plan/Problem.h"
 
+#include "PlanInternal.h"
+
 #include "wirc/plan/Checker.h"
 
 #include <fmt/format.h>
@@ -25,7 +27,9 @@ int64_t paddedSize(const Request &request) {
   return *checkedAlignUp(request.size, request.alignment);
 }
 
-std::string validateProblem(const Problem &problem) {
+namespace detail {
+
+std::string validateRequests(const Problem &problem) {
   for (size_t id = 0; id < problem.requests.size(); ++id) {
     const Request &r = problem.requests[id];
     if (r.size < 0)
@@ -39,8 +43,16 @@ std::string validateProblem(const Problem &problem) {
       return fmt::format("request {}: size {} aligned to {} overflows int64", id, r.size,
                          r.alignment);
   }
+  return {};
+}
+
+} // namespace detail
+
+std::string validateProblem(const Problem &problem) {
+  if (std::string error = detail::validateRequests(problem); !error.empty())
+    return error;
   if (!lowerBound(problem))
-    return "the bytes live at one time step overflow int64";
+    return detail::kLiveOverflow;
   return {};
 }
 

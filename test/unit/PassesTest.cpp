@@ -83,7 +83,9 @@ TEST_CASE("plan-memory frees every buffer once, right after its last use", "[pla
     DiagnosticEngine diag;
     auto doc = readOk(json, diag);
     ir::Module module;
-    REQUIRE(test::compile(*doc, module, diag));
+    passes::CompileOptions noReuse;
+    noReuse.memoryPlan = passes::MemoryPlan::None;
+    REQUIRE(test::compile(*doc, module, diag, noReuse));
     REQUIRE(ir::verifyModule(module).empty());
 
     const ir::Function &main = module.main();
@@ -121,6 +123,58 @@ TEST_CASE("plan-memory frees every buffer once, right after its last use", "[pla
         CHECK(freed.count(b) == 1);
     }
   }
+}
+
+namespace {
+/// Peak of the bytes the wrapper holds, simulated over the lines at the
+/// hints: allocations add, frees subtract, reuses move storage.
+int64_t simulatedPeak(const ir::Module &module) {
+  int64_t live = 0, peak = 0;
+  auto bytes = [&](ir::BufferId b) {
+    const ir::BufferInfo &info = module.buffer(b);
+    int64_t elements = 1;
+    for (size_t i = 0; i < info.layout.size.size(); ++i)
+      elements += (*info.layout.size[i].constant() - 1) * *info.layout.stride[i].constant();
+    return elements * graph::dtypeSize(info.layout.dtype);
+  };
+  for (const ir::Line &line : module.main().lines) {
+    if (auto *a = std::get_if<ir::AllocateLine>(&line))
+      live += bytes(a->buffer);
+    if (auto *f = std::get_if<ir::FreeLine>(&line);
+        f && module.buffer(f->buffer).kind == ir::BufferKind::Intermediate)
+      live -= bytes(f->buffer);
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+} // namespace
+
+TEST_CASE("reuse never raises the peak and keeps the IR valid", "[plan-memory]") {
+  std::mt19937_64 rng(99);
+  int reused = 0;
+  for (int trial = 0; trial < 150; ++trial) {
+    Json json = randomGraph(rng, 1 + trial % 3, 2 + trial % 19);
+    // Mixed sizes, so that only some buffers share a key.
+    for (Json &b : json["buffers"])
+      b["size"] = {16 << (rng() % 3)};
+    DiagnosticEngine diag;
+    auto doc = readOk(json, diag);
+    ir::Module plain, withReuse;
+    passes::CompileOptions none;
+    none.memoryPlan = passes::MemoryPlan::None;
+    REQUIRE(test::compile(*doc, plain, diag, none));
+    REQUIRE(test::compile(*doc, withReuse, diag));
+    REQUIRE(ir::verifyModule(withReuse).empty());
+    INFO("trial " << trial);
+    CHECK(simulatedPeak(withReuse) <= simulatedPeak(plain));
+    for (const ir::Line &line : withReuse.main().lines)
+      if (auto *r = std::get_if<ir::ReuseLine>(&line); r && !r->inPlace) {
+        ++reused;
+        // Only storage of the same dtype and size is handed over.
+        CHECK(withReuse.buffer(r->old).layout.size == withReuse.buffer(r->reusedAs).layout.size);
+      }
+  }
+  CHECK(reused > 0);
 }
 
 TEST_CASE("name-kernel-args follows Inductor's counting rules", "[name-kernel-args]") {

@@ -100,6 +100,12 @@ int run(int argc, char **argv) {
           return "the function must be an identifier";
         return {};
       });
+  std::string memoryPlan = "reuse";
+  compile->add_option("--memory-plan", memoryPlan,
+                      "How buffers are placed: none (allocate each, free at last use) or reuse "
+                      "(also reuse freed buffers of the same size, as Inductor does)")
+      ->check(CLI::IsMember({"none", "reuse"}))
+      ->default_str("reuse");
   bool noSizeAsserts = false;
   compile->add_flag("--no-size-asserts", noSizeAsserts,
                     "Do not check input and extern-output sizes and strides at run time");
@@ -161,6 +167,8 @@ int run(int argc, char **argv) {
 
   request.emit = wirc::emit::findEmitKind(emitName)->kind;
   request.options.sizeAsserts = !noSizeAsserts;
+  request.options.memoryPlan =
+      memoryPlan == "none" ? wirc::passes::MemoryPlan::None : wirc::passes::MemoryPlan::Reuse;
   request.instrumentation.print = [](std::string_view text) {
     std::fwrite(text.data(), 1, text.size(), stderr);
   };

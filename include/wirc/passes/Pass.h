@@ -15,9 +15,17 @@
 namespace wirc::passes {
 
 /// Options that change what passes produce.
+/// How plan-memory places buffers.
+enum class MemoryPlan : uint8_t {
+  None,  ///< allocate every buffer, free it after its last use
+  Reuse, ///< also hand a freed buffer's storage to a later buffer of the same
+         ///< device, dtype and storage size (Inductor's default)
+};
+
 struct CompileOptions {
   /// Emit size/stride asserts for inputs and extern outputs.
   bool sizeAsserts = true;
+  MemoryPlan memoryPlan = MemoryPlan::Reuse;
 };
 
 /// What a pass sees besides the module.
