@@ -15,7 +15,6 @@
 //===----------------------------------------------------------------------===//
 #include "PlanInternal.h"
 
-
 namespace wirc::plan::detail {
 
 namespace {
@@ -132,8 +131,9 @@ Offsets planArena(const Instance &inst, const PlanOptions &options, PlanStats &s
   std::optional<LevelDecoder> decoder;
   if (!done() && LevelDecoder::coverEntries(inst) <= linearCap(n, 8))
     decoder.emplace(inst);
-  const std::pair<KeyKind, std::string_view> levelMembers[] = {
-      {KeyKind::Area, "level-area"}, {KeyKind::Size, "level-size"}, {KeyKind::Length, "level-length"}};
+  const std::pair<KeyKind, std::string_view> levelMembers[] = {{KeyKind::Area, "level-area"},
+                                                               {KeyKind::Size, "level-size"},
+                                                               {KeyKind::Length, "level-length"}};
   uint64_t diveWork = 0; // the most one decoder run has cost
   for (const auto &[kind, name] : levelMembers) {
     if (done() || !decoder)

@@ -23,7 +23,9 @@ public:
     count.assign(2 * static_cast<size_t>(leaves), 0);
   }
 
-  void insert(uint32_t item, int32_t first, int32_t last) { insert(1, 0, leaves, item, first, last); }
+  void insert(uint32_t item, int32_t first, int32_t last) {
+    insert(1, 0, leaves, item, first, last);
+  }
 
   /// Calls \p fn once for each stored item whose span meets [first, last);
   /// returns the number of entries visited.
@@ -37,8 +39,7 @@ public:
 private:
   static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
-  uint32_t insert(size_t node, int32_t lo, int32_t hi, uint32_t item, int32_t first,
-                  int32_t last) {
+  uint32_t insert(size_t node, int32_t lo, int32_t hi, uint32_t item, int32_t first, int32_t last) {
     if (last <= lo || hi <= first)
       return 0;
     uint32_t added;
@@ -151,7 +152,7 @@ Offsets placeOnlineBestFit(const Instance &inst) {
     return a.item < b.item;
   });
 
-  std::map<int64_t, int64_t> byStart;           // free block start -> end
+  std::map<int64_t, int64_t> byStart;             // free block start -> end
   std::set<std::pair<int64_t, int64_t>> byLength; // (length, start)
   auto addFree = [&](int64_t start, int64_t end) {
     if (start >= end)

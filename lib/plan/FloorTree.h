@@ -25,7 +25,9 @@ public:
 
   /// Raises every section in [first, last) to \p value, which must be above
   /// all of their heights.
-  void raise(int32_t first, int32_t last, int64_t value) { raise(1, 0, leaves, first, last, value); }
+  void raise(int32_t first, int32_t last, int64_t value) {
+    raise(1, 0, leaves, first, last, value);
+  }
   /// The height of section \p k.
   int64_t at(int32_t k) const {
     int64_t height = 0;
@@ -63,8 +65,8 @@ private:
     if ((first <= lo && hi <= last) || tag[node] == top[node])
       return top[node];
     int32_t mid = lo + (hi - lo) / 2;
-    return std::max({tag[node], max(2 * node, lo, mid, first, last),
-                     max(2 * node + 1, mid, hi, first, last)});
+    return std::max(
+        {tag[node], max(2 * node, lo, mid, first, last), max(2 * node + 1, mid, hi, first, last)});
   }
   int32_t lastAbove(size_t node, int32_t lo, int32_t hi, int32_t k, int64_t level) const {
     if (lo >= k || top[node] <= level)

@@ -26,8 +26,7 @@ Instance makeInstance(const Problem &problem, int64_t lowerBound) {
   times.erase(std::unique(times.begin(), times.end()), times.end());
   inst.numSections = times.empty() ? 0 : static_cast<int32_t>(times.size() - 1);
   auto sectionOf = [&](int64_t time) {
-    return static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), time) -
-                                times.begin());
+    return static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), time) - times.begin());
   };
   inst.first.resize(inst.count());
   inst.last.resize(inst.count());

@@ -235,10 +235,10 @@ int64_t LevelDecoder::run(const std::vector<double> &key, Offsets &offsets, uint
     for (int32_t s = inst.first[c]; s < inst.last[c]; ++s) {
       if (2 * ++dead[s] > length[s]) {
         uint32_t *section = items.data() + coverStart[s];
-        length[s] = static_cast<uint32_t>(
-            std::remove_if(section, section + length[s],
-                           [&](uint32_t j) { return placed[j] != 0; }) -
-            section);
+        length[s] =
+            static_cast<uint32_t>(std::remove_if(section, section + length[s],
+                                                 [&](uint32_t j) { return placed[j] != 0; }) -
+                                  section);
         dead[s] = 0;
       }
       remaining[s] -= inst.size[c];

@@ -67,8 +67,7 @@ int64_t peakOf(const Instance &inst, const Offsets &offsets);
 Plan toPlan(const Problem &problem, const Instance &inst, const Offsets &offsets);
 
 /// A stable order of instance indices by \p less, ties broken by index.
-template <typename Less>
-std::vector<uint32_t> orderBy(const Instance &inst, Less less);
+template <typename Less> std::vector<uint32_t> orderBy(const Instance &inst, Less less);
 
 /// Deterministic pseudo-random numbers (splitmix64); the same everywhere.
 class Rng {
@@ -145,8 +144,7 @@ Offsets planArena(const Instance &inst, const PlanOptions &options, PlanStats &s
 
 //===----------------------------------------------------------------------===//
 
-template <typename Less>
-std::vector<uint32_t> orderBy(const Instance &inst, Less less) {
+template <typename Less> std::vector<uint32_t> orderBy(const Instance &inst, Less less) {
   std::vector<uint32_t> order(inst.count());
   for (uint32_t i = 0; i < order.size(); ++i)
     order[i] = i;

@@ -24,11 +24,11 @@ enum class Kind : uint8_t { Allocation, Empty, Temporal, Spatial };
 struct Node {
   explicit Node(Kind kind) : kind(kind) {}
   Kind kind;
-  int64_t size = 0;           ///< the size hint in bytes
-  std::vector<Range> ranges;  ///< live ranges, sorted, touching ones merged
+  int64_t size = 0;              ///< the size hint in bytes
+  std::vector<Range> ranges;     ///< live ranges, sorted, touching ones merged
   std::vector<int32_t> children; ///< Temporal
   int32_t left = -1, right = -1; ///< Spatial: two Temporal nodes
-  uint32_t item = 0;          ///< Allocation
+  uint32_t item = 0;             ///< Allocation
 };
 
 class PoolTree {

@@ -99,7 +99,8 @@ Problem makeRandomProblem(size_t numBuffers, int64_t horizon, int64_t maxSize, u
     int64_t room = horizon - r.begin;
     int64_t span = rng.below(4) == 0 ? room : std::min<int64_t>(room, 1 + horizon / 8);
     r.end = r.begin + 1 + static_cast<int64_t>(rng.below(static_cast<uint64_t>(span)));
-    r.size = rng.below(20) == 0 ? 0 : static_cast<int64_t>(rng.below(static_cast<uint64_t>(maxSize)));
+    r.size =
+        rng.below(20) == 0 ? 0 : static_cast<int64_t>(rng.below(static_cast<uint64_t>(maxSize)));
     r.alignment = mixedAlignment ? kAlignments[rng.below(3)] : 1;
     problem.requests.push_back(r);
   }

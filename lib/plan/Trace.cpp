@@ -48,8 +48,8 @@ std::optional<int64_t> parseInteger(const Field &field, std::string_view what, u
     return std::nullopt;
   }
   if (error != std::errc() || !digitsOnly || field.text.front() == '+') {
-    diag.errorAt({line, field.column}, fmt::format("expected an integer for '{}', got '{}'", what,
-                                                   excerpt(field.text)));
+    diag.errorAt({line, field.column},
+                 fmt::format("expected an integer for '{}', got '{}'", what, excerpt(field.text)));
     return std::nullopt;
   }
   return value;
@@ -60,8 +60,8 @@ std::optional<int64_t> parseInteger(const Field &field, std::string_view what, u
 std::optional<Trace> readTrace(std::string_view text, DiagnosticEngine &diag, int64_t alignment) {
   const unsigned errorsBefore = diag.numErrors();
   Trace trace;
-  std::vector<unsigned> rowLine;      // by request id
-  std::vector<unsigned> sizeColumn;   // by request id
+  std::vector<unsigned> rowLine;                                // by request id
+  std::vector<unsigned> sizeColumn;                             // by request id
   std::unordered_map<std::string_view, unsigned> firstLineOfId; // lookups only
 
   unsigned line = 0;
@@ -69,8 +69,8 @@ std::optional<Trace> readTrace(std::string_view text, DiagnosticEngine &diag, in
   size_t pos = 0;
   while (pos < text.size()) {
     size_t newline = text.find('\n', pos);
-    std::string_view row = text.substr(pos, newline == std::string_view::npos ? text.npos
-                                                                                : newline - pos);
+    std::string_view row =
+        text.substr(pos, newline == std::string_view::npos ? text.npos : newline - pos);
     pos = newline == std::string_view::npos ? text.size() : newline + 1;
     ++line;
     if (!row.empty() && row.back() == '\r')
@@ -78,8 +78,8 @@ std::optional<Trace> readTrace(std::string_view text, DiagnosticEngine &diag, in
     if (!sawHeader) {
       sawHeader = true;
       if (row != kHeader) {
-        diag.errorAt({line, 1}, fmt::format("expected the header '{}', got '{}'", kHeader,
-                                            excerpt(row)));
+        diag.errorAt({line, 1},
+                     fmt::format("expected the header '{}', got '{}'", kHeader, excerpt(row)));
         return std::nullopt;
       }
       continue;
@@ -98,9 +98,10 @@ std::optional<Trace> readTrace(std::string_view text, DiagnosticEngine &diag, in
       start = comma + 1;
     }
     if (fields.size() != 4) {
-      unsigned column = fields.size() > 4 ? fields[4].column : static_cast<unsigned>(row.size() + 1);
-      diag.errorAt({line, column}, fmt::format("expected 4 fields ({}), got {}", kHeader,
-                                               fields.size()));
+      unsigned column =
+          fields.size() > 4 ? fields[4].column : static_cast<unsigned>(row.size() + 1);
+      diag.errorAt({line, column},
+                   fmt::format("expected 4 fields ({}), got {}", kHeader, fields.size()));
       continue;
     }
     const Field &id = fields[0];
@@ -123,9 +124,9 @@ std::optional<Trace> readTrace(std::string_view text, DiagnosticEngine &diag, in
       continue;
     }
     if (!checkedAlignUp(*size, alignment)) {
-      diag.errorAt({line, fields[3].column},
-                   fmt::format("size {} aligned to {} overflows a 64-bit integer", *size,
-                               alignment));
+      diag.errorAt(
+          {line, fields[3].column},
+          fmt::format("size {} aligned to {} overflows a 64-bit integer", *size, alignment));
       continue;
     }
     auto [it, inserted] = firstLineOfId.try_emplace(id.text, line);
@@ -197,8 +198,8 @@ ExitCode planTrace(const PlanTraceRequest &request, DiagnosticEngine &diag, std:
 
   auto start = std::chrono::steady_clock::now();
   PlanResult result = planMemory(trace->problem, request.options);
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                  .count();
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!result.ok()) {
     diag.error(result.error);
     return ExitCode::UserError;
@@ -218,9 +219,11 @@ ExitCode planTrace(const PlanTraceRequest &request, DiagnosticEngine &diag, std:
   out["alignment"] = request.alignment;
   out["lower_bound"] = bound;
   out["peak"] = result.plan.peak;
-  out["ratio"] = bound == 0 ? 1.0
-                            : std::round(static_cast<double>(result.plan.peak) /
-                                         static_cast<double>(bound) * 1e4) / 1e4;
+  out["ratio"] =
+      bound == 0
+          ? 1.0
+          : std::round(static_cast<double>(result.plan.peak) / static_cast<double>(bound) * 1e4) /
+                1e4;
   out["plan_ms"] = std::round(ms * 1e3) / 1e3;
   if (request.emitOffsets) {
     nlohmann::ordered_json offsets = nlohmann::ordered_json::object();

@@ -68,17 +68,16 @@ TEST_CASE("every strategy's plan passes the checker and the oracle", "[plan][pro
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     const size_t n = 1 + seed * 7 % 90;
     const int64_t horizon = 2 + static_cast<int64_t>(seed % 40);
-    Problem problem = makeRandomProblem(n, horizon, 1 + static_cast<int64_t>(seed * 37 % 500),
-                                        seed, seed % 3 == 0);
+    Problem problem = makeRandomProblem(n, horizon, 1 + static_cast<int64_t>(seed * 37 % 500), seed,
+                                        seed % 3 == 0);
     REQUIRE(validateProblem(problem).empty());
     const int64_t bound = *lowerBound(problem);
     REQUIRE(bound == bruteForceBound(problem, horizon));
 
     int64_t greedyPeak = 0, arenaPeak = 0;
-    for (const auto &[strategy, effort] : {std::pair{Strategy::GreedySize, 0u},
-                                           std::pair{Strategy::Pool, 0u},
-                                           std::pair{Strategy::Arena, 0u},
-                                           std::pair{Strategy::Arena, 2u}}) {
+    for (const auto &[strategy, effort] :
+         {std::pair{Strategy::GreedySize, 0u}, std::pair{Strategy::Pool, 0u},
+          std::pair{Strategy::Arena, 0u}, std::pair{Strategy::Arena, 2u}}) {
       INFO("seed " << seed << " strategy " << strategyName(strategy) << " effort " << effort);
       PlanResult result = planWith(problem, strategy, effort);
       REQUIRE(result.ok());

@@ -96,8 +96,10 @@ TEST_CASE("invalid problems are rejected with a reason", "[plan][validate]") {
         "request 1: live range [3, 3) is empty or reversed");
   CHECK(validateProblem(problemOf({{1, 4, 3}})) ==
         "request 0: live range [4, 3) is empty or reversed");
-  CHECK(validateProblem(problemOf({{1, 0, 1, 3}})) == "request 0: alignment 3 is not a power of two");
-  CHECK(validateProblem(problemOf({{1, 0, 1, 0}})) == "request 0: alignment 0 is not a power of two");
+  CHECK(validateProblem(problemOf({{1, 0, 1, 3}})) ==
+        "request 0: alignment 3 is not a power of two");
+  CHECK(validateProblem(problemOf({{1, 0, 1, 0}})) ==
+        "request 0: alignment 0 is not a power of two");
   CHECK(validateProblem(problemOf({{kMax, 0, 1, 64}})) ==
         "request 0: size 9223372036854775807 aligned to 64 overflows int64");
   CHECK(validateProblem(problemOf({{kMax / 2 + 1, 0, 2}, {kMax / 2 + 1, 1, 3}})) ==

@@ -82,9 +82,9 @@ Cell runCell(const Problem &problem, int64_t bound, const PlanOptions &options, 
   for (int i = 0; i < repeat; ++i) {
     auto start = std::chrono::steady_clock::now();
     result = planMemory(problem, options);
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                              start)
-                        .count());
+    times.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
   }
   if (!result.ok()) {
     fmt::print(stderr, "error: {}\n", result.error);
@@ -100,7 +100,8 @@ Cell runCell(const Problem &problem, int64_t bound, const PlanOptions &options, 
   std::sort(times.begin(), times.end());
   cell.ran = true;
   cell.ms = times[times.size() / 2];
-  cell.ratio = bound == 0 ? 1.0 : static_cast<double>(result.plan.peak) / static_cast<double>(bound);
+  cell.ratio =
+      bound == 0 ? 1.0 : static_cast<double>(result.plan.peak) / static_cast<double>(bound);
   cell.method = result.stats.method;
   return cell;
 }
@@ -141,7 +142,8 @@ int main(int argc, char **argv) {
         fmt::print(stderr, "error: {}\n", error);
         return 1;
       }
-      DiagnosticEngine diag([](const Diagnostic &d) { fmt::print(stderr, "{}\n", formatDiagnostic(d)); });
+      DiagnosticEngine diag(
+          [](const Diagnostic &d) { fmt::print(stderr, "{}\n", formatDiagnostic(d)); });
       diag.setSource(file.filename().string(), nullptr);
       std::optional<Trace> trace = readTrace(text, diag);
       if (!trace)
@@ -174,9 +176,10 @@ int main(int argc, char **argv) {
     std::string methods;
     for (size_t col = 0; col < columns.size(); ++col) {
       const Column &column = columns[col];
-      bool skip = (column.options.strategy == Strategy::GreedySize &&
-                   conflictPairs(c.problem) > pairLimit) ||
-                  (column.options.strategy == Strategy::Pool && c.problem.requests.size() > poolLimit);
+      bool skip =
+          (column.options.strategy == Strategy::GreedySize &&
+           conflictPairs(c.problem) > pairLimit) ||
+          (column.options.strategy == Strategy::Pool && c.problem.requests.size() > poolLimit);
       if (skip) {
         line += fmt::format(" | {:>20}", "skipped");
         continue;

@@ -35,8 +35,8 @@ std::optional<Trace> readTrace(std::string_view text, DiagnosticEngine &diag,
 struct PlanTraceRequest {
   std::string inputPath = "-"; ///< "-" is standard input
   PlanOptions options;
-  int64_t alignment = 1;       ///< the alignment of every request
-  bool emitOffsets = false;    ///< add every buffer's offset to the report
+  int64_t alignment = 1;    ///< the alignment of every request
+  bool emitOffsets = false; ///< add every buffer's offset to the report
 };
 
 /// `wirc plan-trace`: reads the trace, plans it, checks the plan with the
