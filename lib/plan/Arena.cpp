@@ -23,7 +23,7 @@ namespace {
 /// A unit is one step of the decoder (a request looked at, a section taken
 /// from or reordered in its queue, a section raised): roughly 5 to 20 ns, so
 /// effort 1 takes tens of milliseconds.
-constexpr uint64_t kSearchWorkBase = 2'000'000;
+constexpr uint64_t kSearchWorkBase = 1'500'000;
 
 uint64_t searchBudget(unsigned effort) {
   if (effort == 0)
@@ -197,10 +197,14 @@ Offsets planArena(const Instance &inst, const PlanOptions &options, PlanStats &s
         // squeaky wheels: they move ahead. The others drift a little, which
         // keeps the search from cycling.
         const int64_t threshold = std::max(inst.lowerBound, runBest - runBest / 8);
+        // The factors are exact dyadic numbers, so that no compiler's
+        // rounding or fused multiply-add can change a plan.
         double largest = 0;
         for (size_t i = 0; i < n; ++i) {
-          double u = rng.unit();
-          key[i] *= offsets[i] + inst.size[i] > threshold ? 1.0 + 0.5 * u : 1.0 + 0.2 * (u - 0.5);
+          const double bits = static_cast<double>(rng.next() >> 44); // [0, 2^20)
+          key[i] *= offsets[i] + inst.size[i] > threshold
+                        ? 1.0 + bits * 0x1.0p-21               // [1, 1.5)
+                        : 1.0 + (bits - 0x1.0p19) * 0x1.0p-22; // [0.875, 1.125)
           largest = std::max(largest, key[i]);
         }
         if (largest > 1e200)

@@ -79,8 +79,6 @@ public:
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
   }
-  /// Uniform in [0, 1).
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
   /// Uniform in [0, bound), bound > 0 (the tiny modulo bias does not matter
   /// for test and benchmark data).
   uint64_t below(uint64_t bound) { return next() % bound; }
