@@ -1817,9 +1817,20 @@ void Reader::checkGraph(Graph &graph) {
       return *graph.buffers[it->second.index].viewOf;
     return name;
   };
+  // An in-place result takes over its input's storage: the old name is dead.
+  std::unordered_map<std::string, std::string> renamedTo;
+  auto renamed = [&](const std::string &name, const std::string &pointer) {
+    auto it = renamedTo.find(name);
+    if (it == renamedTo.end())
+      return false;
+    diag.error(pointer, fmt::format("buffer '{}' is used after an in-place kernel renamed it to "
+                                    "'{}'; use the new name",
+                                    name, it->second));
+    return true;
+  };
   auto use = [&](const std::string &name, const std::string &pointer) {
     const TensorInfo *info = lookup(name, pointer);
-    if (!info)
+    if (!info || renamed(name, pointer))
       return;
     if (isRemoved(*info)) {
       diag.error(pointer, fmt::format("buffer '{}' was removed by fusion and cannot be used",
@@ -1832,7 +1843,7 @@ void Reader::checkGraph(Graph &graph) {
   };
   auto define = [&](const std::string &name, const std::string &pointer, bool overwrite) {
     const TensorInfo *info = lookup(name, pointer);
-    if (!info)
+    if (!info || renamed(name, pointer))
       return;
     if (isRemoved(*info)) {
       diag.error(pointer, fmt::format("buffer '{}' was removed by fusion and cannot be written",
@@ -1969,6 +1980,7 @@ void Reader::checkGraph(Graph &graph) {
                            fmt::format("in-place result '{}' differs from '{}' in dtype or device",
                                        arg.result, arg.buffer));
               define(arg.result, ap + "/result", false);
+              renamedTo.emplace(arg.buffer, arg.result);
             }
           }
         }
