@@ -5,7 +5,8 @@ For each size and emitter: wall time of `wirc compile` (median of --repeat
 runs), peak RSS of the wirc process, the instruction count under
 `valgrind --tool=callgrind` for sizes up to --callgrind-max (where wall time is
 noise), and the time ratio to the previous size, also as the cost of one
-doubling: (t2 / t1) ** (1 / log2(n2 / n1)). Graphs come from
+doubling: (t2 / t1) ** (1 / log2(n2 / n1)). Runs longer than 5 s are not
+repeated; after a timeout, larger sizes of that emitter are skipped. Graphs come from
 tools/graphgen/graphgen.py (cached under --work). A run that fails (exit code
 other than 0) or passes --timeout is reported and makes the script exit 1.
 
@@ -132,19 +133,26 @@ def main():
 
     failed = False
     prev = {}
+    timed_out = set()
     for size in sizes:
         graph = graph_for(size, args.seed, args.work)
         mb = os.path.getsize(graph) / 1e6
         for emit in emits:
             cmd = [args.wirc, "compile", graph, f"--emit={emit}", "-o", os.devnull]
             walls, rss, status = [], 0.0, "ok"
-            for _ in range(args.repeat):
+            if emit in timed_out:
+                status = "skipped"
+            for _ in range(args.repeat if status == "ok" else 0):
                 wall, peak, code = run_once(cmd, args.timeout)
                 if code != 0:
-                    status = "timeout" if code == "timeout" else f"exit {code}"
+                    status = f">{args.timeout:.0f} s" if code == "timeout" else f"exit {code}"
+                    if code == "timeout":
+                        timed_out.add(emit)  # larger sizes would only take longer
                     break
                 walls.append(wall)
                 rss = max(rss, peak)
+                if wall > 5:
+                    break  # long runs vary little; one is enough
             if status != "ok":
                 failed = True
                 row = [human(size), f"{mb:.1f}", emit, status, "", "", "", ""]

@@ -82,7 +82,9 @@ void fuzzOne(std::string_view text) {
     finding("the reader accepted an input it reported errors for");
   passes::CompileOptions options;
   compileAndEmit(*document, options, text);
+  // The other value of every option that changes the pipeline.
   options.sizeAsserts = false; // --no-size-asserts
+  options.memoryPlan = passes::MemoryPlan::None;
   compileAndEmit(*document, options, text);
 }
 
