@@ -268,10 +268,6 @@ private:
     return tupleOf(items);
   }
 
-  static bool sameLayout(const graph::Layout &a, const graph::Layout &b) {
-    return a.size == b.size && a.stride == b.stride && a.offset == b.offset;
-  }
-
   std::string gridText(const Grid &grid, const KernelCallLine &call) {
     bool isStatic = std::all_of(grid.begin(), grid.end(),
                                 [](const sym::Expr &e) { return e.isConstant(); });
@@ -367,7 +363,7 @@ void FxGraphPrinter::line(const Line &l) {
           [&](const ReuseLine &r) {
             const BufferInfo &old = module.buffer(r.old);
             const BufferInfo &reused = module.buffer(r.reusedAs);
-            if (sameLayout(old.layout, reused.layout)) {
+            if (ir::sameView(old.layout, reused.layout)) {
               bufferNode[r.reusedAs] = bufferNode.at(r.old);
               return;
             }

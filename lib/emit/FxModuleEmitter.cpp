@@ -221,10 +221,6 @@ private:
     return op;
   }
 
-  static bool sameLayout(const graph::Layout &a, const graph::Layout &b) {
-    return a.size == b.size && a.stride == b.stride && a.offset == b.offset;
-  }
-
   std::string device(const graph::Device &d) const {
     return d.kind == graph::Device::Kind::CPU ? "torch.device('cpu')"
                                               : fmt::format("torch.device('cuda', {})", d.index);
@@ -253,7 +249,7 @@ void GraphBuilder::emitLine(const Line &l) {
           [&](const ReuseLine &r) {
             const BufferInfo &old = module.buffer(r.old);
             const BufferInfo &reused = module.buffer(r.reusedAs);
-            if (sameLayout(old.layout, reused.layout)) {
+            if (ir::sameView(old.layout, reused.layout)) {
               node[r.reusedAs] = var(r.old);
               return;
             }

@@ -140,10 +140,6 @@ private:
     return fmt::format("empty_strided_cuda({}, {}, {})", size, stride, dtype);
   }
 
-  static bool sameLayout(const graph::Layout &a, const graph::Layout &b) {
-    return a.size == b.size && a.stride == b.stride && a.offset == b.offset;
-  }
-
   int currentDevice() const { return deviceStack.empty() ? 0 : deviceStack.back(); }
 
   void header();
@@ -222,7 +218,7 @@ void PythonEmitter::body(const Line &l) {
             const BufferInfo &old = module.buffer(r.old);
             const BufferInfo &reused = module.buffer(r.reusedAs);
             std::string source =
-                sameLayout(old.layout, reused.layout)
+                ir::sameView(old.layout, reused.layout)
                     ? old.name
                     : fmt::format("reinterpret_tensor({}, {}, {}, {})", old.name,
                                   pyTuple(exprs(reused.layout.size)),

@@ -88,6 +88,12 @@ struct Value {
   }
 };
 
+/// True when two layouts view storage identically (same size, stride and
+/// offset): a reuse between them needs no reinterpretation.
+inline bool sameView(const graph::Layout &a, const graph::Layout &b) {
+  return a.size == b.size && a.stride == b.stride && a.offset == b.offset;
+}
+
 /// Calls \p fn on every BufferId a value refers to (views: their base).
 template <typename Fn> void forEachBuffer(const Value &value, Fn &&fn) {
   if (value.kind == Value::Kind::Buffer || value.kind == Value::Kind::View)
