@@ -69,17 +69,21 @@ private:
   std::vector<FxNode> nodes;
   std::unordered_map<BufferId, unsigned> bufferNode;
   std::unordered_set<std::string> usedNames;
+  std::unordered_map<std::string, unsigned> nextSuffix;
   std::unordered_map<BufferId, unsigned> viewCount;
   std::vector<unsigned> *currentRefs = nullptr;
   std::string outputText;
   std::vector<unsigned> outputRefs;
 
-  /// FX's namespace rule: a taken name gets `_1`, `_2`, ... appended.
+  /// FX's namespace rule: a taken name gets `_1`, `_2`, ... appended. The
+  /// next suffix to try is remembered per name, so n launches of one kernel
+  /// cost O(n), not O(n^2).
   std::string uniqueName(const std::string &candidate) {
     if (usedNames.insert(candidate).second)
       return candidate;
-    for (unsigned i = 1;; ++i) {
-      std::string name = fmt::format("{}_{}", candidate, i);
+    unsigned &next = nextSuffix[candidate];
+    for (;;) {
+      std::string name = fmt::format("{}_{}", candidate, ++next);
       if (usedNames.insert(name).second)
         return name;
     }
