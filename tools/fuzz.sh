@@ -4,7 +4,8 @@
 #
 #   tools/fuzz.sh [SECONDS] [extra libFuzzer flags...]
 #
-# Seeds: samples/seed, test/lit/**/Inputs, test/fixtures (when present). New
+# Seeds: samples/seed, test/lit/**/Inputs, test/fixtures (when present) and
+# small tools/graphgen graphs, less test/fuzz/open-findings.txt. New
 # interesting inputs accumulate in build/fuzz/corpus across runs; a crash is
 # written to build/fuzz/artifacts/ and the script exits non-zero. Reproduce
 # one with: build/fuzz/test/fuzz/wirc_fuzz_compile build/fuzz/artifacts/FILE
@@ -52,6 +53,11 @@ while IFS= read -r -d '' f; do
 done < <(find samples/seed -name '*.json' -print0
          find test/lit -path '*/Inputs/*' -name '*.json' -print0
          [ -d test/fixtures ] && find test/fixtures -name '*.json' -print0)
+# Small synthetic graphs: every construct of the benchmark's mix in one input.
+for s in 1 2 3; do
+  python3 tools/graphgen/graphgen.py --nodes 60 --seed "$s" -o "$seeds/graphgen-$s.json"
+done
+python3 tools/graphgen/graphgen.py --nodes 60 --seed 4 --static -o "$seeds/graphgen-static.json"
 echo "fuzz: $(ls "$seeds" | wc -l) seeds, $(ls "$build/corpus" | wc -l) corpus entries, ${seconds}s"
 
 # -timeout: one input taking 10 s is a hang; -rss_limit_mb bounds a run far

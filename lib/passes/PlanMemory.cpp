@@ -142,19 +142,37 @@ sym::Expr storageElements(const graph::Layout &layout) {
 /// Turns free-then-allocate pairs into reuse lines, LIFO per key.
 void reuseBuffers(Module &module, Function &function) {
   const sym::SymbolValues hints = module.hints();
-  auto bytesAtHints = [&](BufferId b) -> int64_t {
-    const BufferInfo &info = module.buffer(b);
-    std::string error;
-    auto elements = sym::evaluate(storageElements(info.layout), hints, error);
-    for (const sym::Expr &size : info.layout.size)
-      if (auto s = sym::evaluate(size, hints, error); s && *s == 0)
-        return 0;
-    return elements ? *elements * graph::dtypeSize(info.layout.dtype) : 0;
-  };
   auto reusable = [&](BufferId b) {
     const BufferInfo &info = module.buffer(b);
     return info.kind == BufferKind::Intermediate && !info.isTuple;
   };
+  using Key = std::tuple<int, int, uint8_t, std::string>;
+  // Storage size and reuse key, computed once per buffer.
+  struct Storage {
+    bool known = false;
+    int64_t bytes = 0;
+    Key key;
+  };
+  std::vector<Storage> storage(module.buffers.size());
+  auto storageOf = [&](BufferId b) -> const Storage & {
+    Storage &s = storage[b];
+    if (s.known)
+      return s;
+    s.known = true;
+    const BufferInfo &info = module.buffer(b);
+    sym::Expr elements = storageElements(info.layout);
+    std::string error;
+    bool empty = false;
+    for (const sym::Expr &size : info.layout.size)
+      if (auto v = sym::evaluate(size, hints, error); v && *v == 0)
+        empty = true;
+    if (auto v = sym::evaluate(elements, hints, error); v && !empty)
+      s.bytes = *v * graph::dtypeSize(info.layout.dtype);
+    s.key = Key{static_cast<int>(info.layout.device.kind), info.layout.device.index,
+                static_cast<uint8_t>(info.layout.dtype), sym::toString(elements)};
+    return s;
+  };
+  auto bytesAtHints = [&](BufferId b) { return storageOf(b).bytes; };
 
   // Bytes live after each line, at the size hints.
   std::vector<int64_t> live(function.lines.size(), 0);
@@ -172,14 +190,8 @@ void reuseBuffers(Module &module, Function &function) {
   int64_t peak = *std::max_element(live.begin(), live.end());
   PeakTree tree(live);
 
-  using Key = std::tuple<int, int, uint8_t, std::string>;
   std::map<Key, std::vector<std::pair<BufferId, size_t>>> pool; // key -> (buffer, free line)
-  auto keyOf = [&](BufferId b) {
-    const BufferInfo &info = module.buffer(b);
-    return Key{static_cast<int>(info.layout.device.kind), info.layout.device.index,
-               static_cast<uint8_t>(info.layout.dtype),
-               sym::toString(storageElements(info.layout))};
-  };
+  auto keyOf = [&](BufferId b) -> const Key & { return storageOf(b).key; };
   std::vector<bool> dropLine(function.lines.size(), false);
   for (size_t i = 0; i < function.lines.size(); ++i) {
     Line &line = function.lines[i];
