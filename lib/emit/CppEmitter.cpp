@@ -72,6 +72,14 @@ std::string decodeBase64(std::string_view text) {
   return out;
 }
 
+/// The entry point a compiled config exports: the compiler's (mangled) name
+/// when the artifacts record one, else the function the source defines.
+const std::string &entryOf(const graph::Kernel &kernel, const graph::KernelConfig &config) {
+  if (config.artifacts && !config.artifacts->entryName.empty())
+    return config.artifacts->entryName;
+  return kernel.entryName();
+}
+
 /// The C++ type a Triton signature type is passed as, or "" for pointers.
 std::string scalarType(const std::string &type) {
   if (type == "i32" || type == "u32")
@@ -175,9 +183,6 @@ void CppEmitter::kernelImages() {
 void CppEmitter::launcher(const KernelCallLine &call) {
   const graph::Kernel &kernel = module.kernel(call.kernel);
   const graph::KernelConfig &config = kernel.configs.at(call.config);
-  std::string entry = config.artifacts && !config.artifacts->entryName.empty()
-                          ? config.artifacts->entryName
-                          : kernel.entry.empty() ? kernel.name : kernel.entry;
   int shared = config.artifacts ? static_cast<int>(config.artifacts->sharedMemBytes) : 0;
   int64_t globalScratch = config.artifacts ? config.artifacts->globalScratchBytes : 0;
   int64_t profileScratch = config.artifacts ? config.artifacts->profileScratchBytes : 0;
@@ -391,13 +396,9 @@ std::string CppEmitter::emit() {
       launcher(*call);
       const graph::Kernel &kernel = module.kernel(call->kernel);
       const graph::KernelConfig &config = kernel.configs.at(call->config);
-      std::string entry = config.artifacts && !config.artifacts->entryName.empty()
-                              ? config.artifacts->entryName
-                          : kernel.entry.empty() ? kernel.name
-                                                 : kernel.entry;
       kernelsStruct += fmt::format(
           "  wirc::rt::LazyKernel {0}_{1}{{\"{0}\", \"{2}\", kImage_{0}_{1}, {3}, {4}}};\n",
-          kernel.name, call->config, entry,
+          kernel.name, call->config, entryOf(kernel, config),
           config.artifacts ? config.artifacts->sharedMemBytes : 0, config.numWarps);
     }
   out += kernelsStruct + "};\n";

@@ -456,7 +456,7 @@ def delete(x):
         kernelIndex.emplace(def->kernel, static_cast<unsigned>(order.size()));
         order.push_back(def->kernel);
         out += fmt::format("{} = async_compile.triton('{}', '''\n{}''', device_str='cuda')\n",
-                           kernel.name, kernel.entry.empty() ? kernel.name : kernel.entry,
+                           kernel.name, kernel.entryName(),
                            tripleQuotedBody(kernel.source));
       }
   out += "async_compile.wait(globals())\ndel async_compile\n";

@@ -201,7 +201,7 @@ void PythonEmitter::kernelDefinitions() {
       // The first argument names the function the source defines (a user
       // kernel's own name); the variable is the kernel's name in the graph.
       out += fmt::format("\n\n{} = async_compile.triton('{}', '''\n{}''', device_str='cuda')\n",
-                         kernel.name, kernel.entry.empty() ? kernel.name : kernel.entry,
+                         kernel.name, kernel.entryName(),
                          tripleQuotedBody(kernel.source));
     }
   out += "\n\nasync_compile.wait(globals())\ndel async_compile\n";

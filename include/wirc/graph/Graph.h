@@ -199,6 +199,9 @@ struct Kernel {
   std::vector<KernelParam> signature; ///< empty when unknown
   GridType gridType = GridType::Grid1D;
   std::vector<KernelConfig> configs;
+
+  /// The function the source defines: \c entry, or the kernel's name.
+  const std::string &entryName() const { return entry.empty() ? name : entry; }
 };
 
 /// What a Triton kernel argument is for; drives in_ptr/out_ptr/in_out_ptr/ks
