@@ -273,8 +273,23 @@ struct Function {
   std::vector<Line> lines;
 };
 
+/// Figures of one memory plan (one device of one function), filled by
+/// plan-memory for --stats and the manifest. Bytes are evaluated at the size
+/// hints; the expressions are the symbolic forms (empty when static). No
+/// timings: everything here reaches deterministic output.
+struct MemoryPlanStats {
+  std::string function;   ///< the function's name
+  std::string device;     ///< "cuda:0"
+  std::string strategy;   ///< none, reuse, pool or arena
+  int64_t lowerBound = 0; ///< max over time of live aligned bytes
+  int64_t peak = 0;       ///< the plan's peak
+  std::string lowerBoundExpr;
+  std::string peakExpr;
+};
+
 struct Module {
   std::string name;
+  std::vector<MemoryPlanStats> memoryStats; ///< one per planned function and device
   std::vector<BufferInfo> buffers;
   std::vector<graph::Kernel> kernels;
   std::vector<graph::Symbol> symbols;
