@@ -63,6 +63,31 @@ if(WIRC_CUDA_INCLUDE)
 else()
   set(WIRC_HAVE_CUDA OFF)
 endif()
+# Kernel compilation (lib/cuda) loads nvJitLink, NVRTC and LLVM at run time;
+# configuring needs only their headers, and LLVM's library path and version.
+set(WIRC_HAVE_KERNEL_COMPILER OFF)
+if(WIRC_HAVE_CUDA AND EXISTS "${WIRC_CUDA_INCLUDE}/nvJitLink.h"
+   AND EXISTS "${WIRC_CUDA_INCLUDE}/nvrtc.h")
+  set(WIRC_HAVE_KERNEL_COMPILER ON)
+endif()
+set(WIRC_HAVE_LLVM_NVPTX OFF)
+find_program(WIRC_LLVM_CONFIG NAMES llvm-config llvm-config-14
+  HINTS "${WIRC_LLVM_ROOT}/bin" NO_DEFAULT_PATH NO_CACHE)
+if(WIRC_LLVM_CONFIG)
+  execute_process(COMMAND "${WIRC_LLVM_CONFIG}" --version
+    OUTPUT_VARIABLE WIRC_LLVM_VERSION OUTPUT_STRIP_TRAILING_WHITESPACE)
+  execute_process(COMMAND "${WIRC_LLVM_CONFIG}" --libdir
+    OUTPUT_VARIABLE _wirc_llvm_libdir OUTPUT_STRIP_TRAILING_WHITESPACE)
+  execute_process(COMMAND "${WIRC_LLVM_CONFIG}" --includedir
+    OUTPUT_VARIABLE WIRC_LLVM_INCLUDE OUTPUT_STRIP_TRAILING_WHITESPACE)
+  string(REGEX MATCH "^[0-9]+" _wirc_llvm_major "${WIRC_LLVM_VERSION}")
+  find_file(WIRC_LLVM_LIBRARY NAMES "libLLVM-${_wirc_llvm_major}.so.1" "libLLVM-${_wirc_llvm_major}.so"
+    HINTS "${_wirc_llvm_libdir}" NO_DEFAULT_PATH NO_CACHE)
+  if(_wirc_llvm_major STREQUAL "14" AND WIRC_LLVM_LIBRARY
+     AND EXISTS "${WIRC_LLVM_INCLUDE}/llvm-c/TargetMachine.h")
+    set(WIRC_HAVE_LLVM_NVPTX ON)
+  endif()
+endif()
 
 function(wirc_print_feature_summary)
   message(STATUS "wirc ${PROJECT_VERSION}: build type ${CMAKE_BUILD_TYPE}")
@@ -72,5 +97,11 @@ function(wirc_print_feature_summary)
   else()
     message(STATUS "  CUDA toolkit: not found under ${WIRC_CUDA_ROOT}; "
                    "kernel assembly to cubin is left out")
+  endif()
+  message(STATUS "  kernel compiler (nvJitLink, NVRTC): ${WIRC_HAVE_KERNEL_COMPILER}")
+  if(WIRC_HAVE_LLVM_NVPTX)
+    message(STATUS "  LLVM IR kernels: LLVM ${WIRC_LLVM_VERSION} (${WIRC_LLVM_LIBRARY})")
+  else()
+    message(STATUS "  LLVM IR kernels: OFF (needs llvm-14-dev under ${WIRC_LLVM_ROOT})")
   endif()
 endfunction()

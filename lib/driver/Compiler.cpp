@@ -1,9 +1,15 @@
 //===- Compiler.cpp -------------------------------------------------------===//
 #include "wirc/driver/Compiler.h"
+#include "wirc/driver/WrapperProject.h"
+#include "wirc/driver/Manifest.h"
+#include "wirc/cuda/ModuleKernels.h"
 
 #include "wirc/graph/JsonLocator.h"
 #include "wirc/graph/Reader.h"
+#include "wirc/support/BuryPointer.h"
 #include "wirc/support/OutputFile.h"
+
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -12,6 +18,31 @@ namespace wirc {
 std::string versionString() { return fmt::format("wirc {}", WIRC_VERSION); }
 
 ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
+  if (!request.printIR && !emit::findEmitter(request.emit)) {
+    diag.error(fmt::format("no emitter is registered as '{}'", request.emit));
+    return ExitCode::UsageError;
+  }
+  if (!request.outputDir.empty() && (request.printIR || request.emit != "cpp" || request.build)) {
+    diag.error("an output directory needs --emit=cpp (and neither --print-ir nor --build)");
+    return ExitCode::UsageError;
+  }
+  // Before any work: a directory that cannot be written fails fast.
+  if (!request.outputDir.empty()) {
+    if (std::string error = checkOutputDirectory(request.outputDir); !error.empty()) {
+      diag.error(error);
+      return ExitCode::UserError;
+    }
+  }
+  std::optional<WrapperProject> project;
+  if (request.build) {
+    if (request.printIR || request.emit != "cpp" || request.outputPath == "-") {
+      diag.error("--build needs --emit=cpp and an output file (-o NAME.cpp)");
+      return ExitCode::UsageError;
+    }
+    if (!(project = planWrapperProject(request.outputPath, diag)))
+      return ExitCode::UserError;
+  }
+
   std::string text;
   if (std::string error = readWholeFile(request.inputPath, text); !error.empty()) {
     diag.error(error);
@@ -24,7 +55,7 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
     return graph::locateJsonPointer(text, pointer);
   });
 
-  std::unique_ptr<graph::Document> document = graph::readDocument(text, diag);
+  std::unique_ptr<graph::Document> document = graph::readDocument(text, diag, request.limits);
   if (!document)
     return ExitCode::UserError;
 
@@ -33,17 +64,54 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
   if (!passes::runPipeline(passes::buildDefaultPipeline(), module, context,
                            request.instrumentation))
     return ExitCode::UserError;
+  if (request.instrumentation.memoryStats && request.instrumentation.print)
+    request.instrumentation.print(passes::formatMemoryStats(module));
+
+  // --emit=cpp compiles the kernels the driver cannot load as they are; an
+  // output directory gets every kernel as a cubin for the target.
+  std::vector<cuda::KernelImage> images;
+  if (!request.printIR && request.emit == "cpp") {
+    auto selection = request.outputDir.empty() ? cuda::KernelSelection::SourcesOnly
+                                               : cuda::KernelSelection::All;
+    if (ExitCode code = cuda::compileModuleKernels(module, selection, request.kernels, diag, &images);
+        code != ExitCode::Success)
+      return code;
+  }
 
   std::string output;
   try {
-    output = request.printIR ? ir::printModule(module) : emit::emitModule(request.emit, module, request.emitOptions);
+    output = request.printIR ? ir::printModule(module)
+                              : emit::emitModule(request.emit, module, request.emitOptions);
   } catch (const NotImplementedError &e) {
     diag.error(e.what());
     return ExitCode::NotImplemented;
   }
+  if (!request.outputDir.empty()) {
+    OutputFiles files = buildOutputDirectory(module, output, images, request.kernels.arch);
+    if (std::string error = writeOutputDirectory(request.outputDir, files); !error.empty()) {
+      diag.error(error);
+      return ExitCode::UserError;
+    }
+    return ExitCode::Success;
+  }
   if (std::string error = writeFileAtomically(request.outputPath, output); !error.empty()) {
     diag.error(error);
     return ExitCode::UserError;
+  }
+  if (project) {
+    if (std::string error = writeFileAtomically(project->cmakeListsPath,
+                                                printWrapperCMakeLists(*project, module.name));
+        !error.empty()) {
+      // The wrapper and its project appear together or not at all.
+      std::error_code ignored;
+      std::filesystem::remove(request.outputPath, ignored);
+      diag.error(error);
+      return ExitCode::UserError;
+    }
+  }
+  if (request.disableFree) {
+    buryPointer(std::move(document));
+    buryPointer(std::make_unique<ir::Module>(std::move(module)));
   }
   return ExitCode::Success;
 }

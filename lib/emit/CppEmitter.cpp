@@ -36,8 +36,12 @@ std::string cppStringLiteral(std::string_view bytes) {
       out += "\\n\"\n    \"";
     else if (c >= 0x20 && c < 0x7f && c != '?') // '?' would start trigraphs
       out += static_cast<char>(c);
-    else
-      out += fmt::format("\\{:03o}", c);
+    else {
+      // By hand, not fmt: this runs for every byte of every embedded cubin.
+      const char escape[4] = {'\\', char('0' + (c >> 6)), char('0' + ((c >> 3) & 7)),
+                              char('0' + (c & 7))};
+      out.append(escape, 4);
+    }
   }
   return out + "\"";
 }
@@ -120,7 +124,12 @@ private:
 
   static unsigned itemsize(const BufferInfo &info) { return graph::dtypeSize(info.layout.dtype); }
 
-  bool owns(BufferId b) const { return module.buffer(b).kind == BufferKind::Intermediate; }
+  /// Buffers carved from a pool (by id); they own no storage.
+  std::vector<bool> pooled;
+
+  bool owns(BufferId b) const {
+    return module.buffer(b).kind == BufferKind::Intermediate && !(b < pooled.size() && pooled[b]);
+  }
 
   [[noreturn]] static void unsupported(const std::string &what) {
     throw NotImplementedError(fmt::format("--emit=cpp (standalone) cannot run {}", what));
@@ -162,10 +171,12 @@ void CppEmitter::kernelImages() {
       const graph::Kernel &kernel = module.kernel(call->kernel);
       const graph::KernelConfig &config = kernel.configs.at(call->config);
       std::string image;
-      if (kernel.language == graph::KernelLanguage::PTX)
-        image = kernel.source;
-      else if (config.artifacts && !config.artifacts->cubinBase64.empty())
+      // A cubin comes first: the kernel compiler (wirc/cuda) stores what it
+      // built for --cuda-arch there, for PTX kernels too.
+      if (config.artifacts && !config.artifacts->cubinBase64.empty())
         image = decodeBase64(config.artifacts->cubinBase64);
+      else if (kernel.language == graph::KernelLanguage::PTX)
+        image = kernel.source;
       else if (config.artifacts && !config.artifacts->ptx.empty())
         image = config.artifacts->ptx;
       else
@@ -371,6 +382,25 @@ void CppEmitter::body(std::string &text, const Line &l) {
                 unsupported("an output that is not a tensor");
               }
             }
+          },
+          [&](const PoolAllocateLine &p) {
+            const PoolInfo &pool = module.pool(p.pool);
+            line(fmt::format("wirc::rt::Buffer {}_storage(INT64_C({}));", pool.name, pool.bytes));
+          },
+          [&](const AllocateFromPoolLine &a) {
+            const BufferInfo &info = module.buffer(a.buffer);
+            int rank = static_cast<int>(info.layout.size.size());
+            line(fmt::format("const int64_t {0}_size[] = {1}, {0}_stride[] = {2};", info.name,
+                             array(info.layout.size), array(info.layout.stride)));
+            line(fmt::format("wirc::rt::Tensor {0} = wirc::rt::make_tensor({1}_storage.get(), "
+                             "INT64_C({2}), {3}, {0}_size, {0}_stride);",
+                             info.name, module.pool(a.pool).name, a.offset, rank));
+            if (pooled.size() <= a.buffer)
+              pooled.resize(module.buffers.size(), false);
+            pooled[a.buffer] = true;
+          },
+          [&](const PoolFreeLine &p) {
+            line(fmt::format("{}_storage.reset();", module.pool(p.pool).name));
           },
       },
       l);

@@ -1,47 +1,129 @@
-//===- Emitter.cpp - The emit-kind table ----------------------------------===//
+//===- Emitter.cpp - The emitter registry ---------------------------------===//
 #include "wirc/emit/Emitter.h"
 
 #include "wirc/support/Diagnostics.h"
 
-#include <array>
+#include <deque>
+#include <mutex>
 
 #include <fmt/format.h>
 
 namespace wirc::emit {
 
 namespace {
-constexpr std::array<EmitKindInfo, 4> kEmitKinds = {{
-    {EmitKind::Fx, "fx", ".txt", true, "the wrapper as a printed torch.fx graph"},
-    {EmitKind::FxModule, "fx-module", ".py", true,
-     "a Python module that rebuilds the FX graph as a runnable GraphModule"},
-    {EmitKind::Python, "python", ".py", true, "an Inductor-style Python output-code module"},
-    {EmitKind::Cpp, "cpp", ".cpp", true, "a standalone C++ wrapper over the CUDA driver API"},
-}};
-} // namespace
 
-std::span<const EmitKindInfo> emitKinds() { return kEmitKinds; }
-
-const EmitKindInfo *findEmitKind(std::string_view name) {
-  for (const EmitKindInfo &info : kEmitKinds)
-    if (info.name == name)
-      return &info;
-  return nullptr;
+bool isEmitterName(std::string_view name) {
+  if (name.empty() || name.size() > 64 || name.front() < 'a' || name.front() > 'z')
+    return false;
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'))
+      return false;
+  return true;
 }
 
-std::string emitModule(EmitKind kind, const ir::Module &module, const EmitOptions &options) {
-  switch (kind) {
-  case EmitKind::Fx:
-    return emitFx(module, options);
-  case EmitKind::FxModule:
-    return emitFxModule(module, options);
-  case EmitKind::Python:
-    return emitPython(module);
-  case EmitKind::Cpp:
-    return emitCpp(module);
+bool isExtension(std::string_view extension) {
+  if (extension.empty())
+    return true;
+  if (extension.size() < 2 || extension.size() > 16 || extension.front() != '.')
+    return false;
+  for (char c : extension.substr(1))
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+      return false;
+  return true;
+}
+
+class Registry {
+public:
+  // The built-in emitters go through the same checks as any other, so the
+  // registry is never without them, whatever the static initialization order.
+  Registry() {
+    auto builtin = [this](std::string name, std::string extension, std::string summary,
+                          EmitFunction emit) {
+      if (std::string error = add(std::move(name), std::move(extension), std::move(summary),
+                                  std::move(emit));
+          !error.empty())
+        throw InternalError("built-in emitter: " + error);
+    };
+    builtin("fx", ".txt", "the wrapper as a printed torch.fx graph", emitFx);
+    builtin("fx-module", ".py",
+            "a Python module that rebuilds the FX graph as a runnable GraphModule",
+            emitFxModule);
+    builtin("python", ".py", "an Inductor-style Python output-code module",
+            [](const ir::Module &module, const EmitOptions &) { return emitPython(module); });
+    builtin("cpp", ".cpp", "a standalone C++ wrapper over the CUDA driver API",
+            [](const ir::Module &module, const EmitOptions &) { return emitCpp(module); });
   }
-  const EmitKindInfo &info = kEmitKinds[static_cast<size_t>(kind)];
-  throw NotImplementedError(
-      fmt::format("--emit={} is not implemented yet in this version of wirc", info.name));
+
+  std::string add(std::string name, std::string extension, std::string summary,
+                  EmitFunction emit) {
+    if (!isEmitterName(name))
+      return fmt::format("invalid emitter name '{}': expected lowercase letters, digits and "
+                         "'-', starting with a letter (at most 64)",
+                         name);
+    if (!isExtension(extension))
+      return fmt::format("invalid extension '{}' for emitter '{}': expected '' or '.' and "
+                         "letters or digits",
+                         extension, name);
+    if (!emit)
+      return fmt::format("emitter '{}' has no emit function", name);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (findLocked(name))
+      return fmt::format("an emitter named '{}' is already registered", name);
+    // A deque keeps every EmitterInfo at its address as the registry grows.
+    emitters.push_back({std::move(name), std::move(extension), std::move(summary),
+                        std::move(emit)});
+    return {};
+  }
+
+  std::vector<const EmitterInfo *> all() {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<const EmitterInfo *> result;
+    result.reserve(emitters.size());
+    for (const EmitterInfo &info : emitters)
+      result.push_back(&info);
+    return result;
+  }
+
+  const EmitterInfo *find(std::string_view name) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return findLocked(name);
+  }
+
+private:
+  const EmitterInfo *findLocked(std::string_view name) const {
+    for (const EmitterInfo &info : emitters)
+      if (info.name == name)
+        return &info;
+    return nullptr;
+  }
+
+  std::mutex mutex;
+  std::deque<EmitterInfo> emitters;
+};
+
+Registry &registry() {
+  static Registry instance;
+  return instance;
+}
+
+} // namespace
+
+std::string registerEmitter(std::string name, std::string extension, std::string summary,
+                            EmitFunction emit) {
+  return registry().add(std::move(name), std::move(extension), std::move(summary),
+                        std::move(emit));
+}
+
+std::vector<const EmitterInfo *> registeredEmitters() { return registry().all(); }
+
+const EmitterInfo *findEmitter(std::string_view name) { return registry().find(name); }
+
+std::string emitModule(std::string_view name, const ir::Module &module,
+                       const EmitOptions &options) {
+  const EmitterInfo *info = findEmitter(name);
+  if (!info)
+    throw InternalError(fmt::format("no emitter is registered as '{}'", name));
+  return info->emit(module, options);
 }
 
 } // namespace wirc::emit

@@ -68,6 +68,7 @@ private:
   const EmitOptions &options;
   std::vector<FxNode> nodes;
   std::unordered_map<BufferId, unsigned> bufferNode;
+  std::unordered_map<PoolId, unsigned> poolNode;
   std::unordered_set<std::string> usedNames;
   std::unordered_map<std::string, unsigned> nextSuffix;
   std::unordered_map<BufferId, unsigned> viewCount;
@@ -100,6 +101,22 @@ private:
     if (currentRefs)
       currentRefs->push_back(node);
     return "%" + nodes[node].name;
+  }
+
+  /// Byte offsets of the buffers carved from a pool (and of the names that
+  /// reuse them): as_strided's offset counts from the storage's start, and a
+  /// pooled buffer's storage is its pool.
+  std::unordered_map<BufferId, int64_t> poolOffset;
+
+  /// \p offset, in elements of \p base, counted from the start of its
+  /// storage.
+  sym::Expr storageOffset(BufferId base, const sym::Expr &offset) const {
+    const BufferInfo &info = module.buffer(base);
+    BufferId owner = info.kind == BufferKind::View ? info.viewBase : base;
+    auto it = poolOffset.find(owner);
+    if (it == poolOffset.end())
+      return offset;
+    return offset + sym::Expr(it->second / graph::dtypeSize(info.layout.dtype));
   }
 
   std::string refBuffer(BufferId b) {
@@ -205,7 +222,8 @@ private:
     auto [size, stride] = sizeStride(v.size, v.stride);
     std::vector<unsigned> *saved = currentRefs;
     currentRefs = &node.refs;
-    node.args = fmt::format("({}, {}, {}, {})", refBuffer(v.buffer), size, stride, expr(v.expr));
+    node.args = fmt::format("({}, {}, {}, {})", refBuffer(v.buffer), size, stride,
+                            expr(storageOffset(v.buffer, v.expr)));
     currentRefs = saved;
     node.kwargs = "{}";
     return addNode(std::move(node));
@@ -367,6 +385,8 @@ void FxGraphPrinter::line(const Line &l) {
           [&](const ReuseLine &r) {
             const BufferInfo &old = module.buffer(r.old);
             const BufferInfo &reused = module.buffer(r.reusedAs);
+            if (auto it = poolOffset.find(r.old); it != poolOffset.end())
+              poolOffset[r.reusedAs] = it->second;
             if (ir::sameView(old.layout, reused.layout)) {
               bufferNode[r.reusedAs] = bufferNode.at(r.old);
               return;
@@ -374,7 +394,7 @@ void FxGraphPrinter::line(const Line &l) {
             unsigned n = callNode(reused.name, "torch.as_strided", [&] {
               auto [size, stride] = sizeStride(reused.layout.size, reused.layout.stride);
               return std::pair{fmt::format("({}, {}, {}, {})", refBuffer(r.old), size, stride,
-                                           expr(reused.layout.offset)),
+                                           expr(storageOffset(r.old, reused.layout.offset))),
                                std::string("{}")};
             });
             bufferNode[r.reusedAs] = n;
@@ -418,7 +438,7 @@ void FxGraphPrinter::line(const Line &l) {
             unsigned n = callNode(view.name, "torch.as_strided", [&] {
               auto [size, stride] = sizeStride(view.layout.size, view.layout.stride);
               return std::pair{fmt::format("({}, {}, {}, {})", refBuffer(r.base), size, stride,
-                                           expr(view.layout.offset)),
+                                           expr(storageOffset(r.base, view.layout.offset))),
                                std::string("{}")};
             });
             bufferNode[r.view] = n;
@@ -488,6 +508,32 @@ void FxGraphPrinter::line(const Line &l) {
             outputText = tupleOf(items);
             if (items.empty())
               outputText = "()";
+          },
+          [&](const PoolAllocateLine &p) {
+            const PoolInfo &pool = module.pool(p.pool);
+            unsigned n = callNode(pool.name, "torch.empty_strided", [&] {
+              return std::pair{fmt::format("(({},), (1,))", pool.bytes),
+                               fmt::format("{{dtype: torch.uint8, device: {}}}",
+                                           graph::deviceName(pool.device))};
+            });
+            poolNode[p.pool] = n;
+          },
+          [&](const AllocateFromPoolLine &a) {
+            const BufferInfo &info = module.buffer(a.buffer);
+            unsigned n = callNode(info.name, "torch.ops.inductor._alloc_from_pool", [&] {
+              auto [size, stride] = sizeStride(info.layout.size, info.layout.stride);
+              return std::pair{fmt::format("({}, {}, torch.{}, {}, {})", ref(poolNode.at(a.pool)),
+                                           a.offset, graph::dtypeName(info.layout.dtype), size,
+                                           stride),
+                               std::string("{}")};
+            });
+            bufferNode[a.buffer] = n;
+            poolOffset[a.buffer] = a.offset;
+          },
+          [&](const PoolFreeLine &p) {
+            callNode("delete", "torch._inductor.codegen.wrapper_fxir.delete", [&] {
+              return std::pair{tupleOf({ref(poolNode.at(p.pool))}), std::string("{}")};
+            });
           },
       },
       l);

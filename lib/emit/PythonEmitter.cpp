@@ -331,6 +331,21 @@ void PythonEmitter::body(const Line &l) {
               items.push_back(value(v));
             line("return " + pyTuple(items));
           },
+          [&](const PoolAllocateLine &p) {
+            // A pool is a flat byte tensor, as Inductor's pool planner makes it.
+            const PoolInfo &pool = module.pool(p.pool);
+            line(fmt::format("{} = empty_strided_{}(({}, ), (1, ), torch.uint8)", pool.name,
+                             pool.device.kind == graph::Device::Kind::CPU ? "cpu" : "cuda",
+                             pool.bytes));
+          },
+          [&](const AllocateFromPoolLine &a) {
+            const BufferInfo &info = module.buffer(a.buffer);
+            line(fmt::format("{} = alloc_from_pool({}, {}, torch.{}, {}, {})", info.name,
+                             module.pool(a.pool).name, a.offset,
+                             graph::dtypeName(info.layout.dtype), pyTuple(exprs(info.layout.size)),
+                             pyTuple(exprs(info.layout.stride))));
+          },
+          [&](const PoolFreeLine &p) { line(fmt::format("del {}", module.pool(p.pool).name)); },
       },
       l);
 }

@@ -27,23 +27,67 @@ using Json = json::Value;
 
 namespace {
 
-std::string child(std::string_view pointer, std::string_view key) {
-  std::string out(pointer);
-  out += '/';
-  for (char c : key) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  return out;
-}
+/// A JSON Pointer, spelled only when a diagnostic needs it. Readers descend
+/// the document with a chain of these on their stacks (a child refers to its
+/// parent, which outlives it), so reading a valid graph builds no pointer
+/// strings at all. A chain starts at a spelled pointer ("" is the root).
+class Ptr {
+public:
+  Ptr(const char *base) : base(base) {}
+  Ptr(std::string_view base) : base(base) {}
+  Ptr(const std::string &base) : base(base) {}
 
-std::string child(std::string_view pointer, size_t index) {
-  return fmt::format("{}/{}", pointer, index);
-}
+  Ptr child(std::string_view key) const { return Ptr(this, key, kNoIndex); }
+  Ptr child(size_t index) const { return Ptr(this, {}, index); }
+
+  std::string str() const {
+    std::string out;
+    append(out);
+    return out;
+  }
+
+private:
+  static constexpr size_t kNoIndex = static_cast<size_t>(-1);
+  Ptr(const Ptr *parent, std::string_view key, size_t index)
+      : parent(parent), key(key), index(index) {}
+
+  void append(std::string &out) const {
+    if (!parent) {
+      out += base;
+      return;
+    }
+    parent->append(out);
+    out += '/';
+    if (index != kNoIndex) {
+      out += std::to_string(index);
+      return;
+    }
+    for (char c : key) {
+      if (c == '~')
+        out += "~0";
+      else if (c == '/')
+        out += "~1";
+      else
+        out += c;
+    }
+  }
+
+  const Ptr *parent = nullptr;
+  std::string_view base;
+  std::string_view key;
+  size_t index = kNoIndex;
+};
+
+Ptr child(const Ptr &pointer, std::string_view key) { return pointer.child(key); }
+Ptr child(const Ptr &pointer, size_t index) { return pointer.child(index); }
+/// `pointer + "/key"`: one more segment (a single one; keys here hold no '/').
+Ptr operator+(const Ptr &pointer, const char *segment) { return pointer.child(segment + 1); }
+// A child refers to its parent: building one from a temporary, which would
+// dangle once stored, does not compile. (Members still allow it within one
+// full expression, for diagnostics.)
+Ptr child(const Ptr &&, std::string_view) = delete;
+Ptr child(const Ptr &&, size_t) = delete;
+Ptr operator+(const Ptr &&, const char *) = delete;
 
 std::string_view typeName(const Json &value) {
   switch (value.type()) {
@@ -95,22 +139,31 @@ private:
   std::unordered_map<std::string, std::string> globalNames; ///< name -> pointer
   std::unordered_map<std::string, size_t> subgraphIndex;
 
+  // Diagnostics located by a lazily spelled JSON Pointer.
+  void error(const Ptr &pointer, std::string message) {
+    diag.error(pointer.str(), std::move(message));
+  }
+  void warning(const Ptr &pointer, std::string message) {
+    diag.warning(pointer.str(), std::move(message));
+  }
+  void error(std::string message) { diag.error(std::move(message)); }
+
   // --- JSON access helpers: each reports its own error and returns nullopt.
 
-  bool expectType(const Json &value, std::string_view pointer, Json::value_t type,
+  bool expectType(const Json &value, const Ptr &pointer, Json::value_t type,
                   std::string_view what) {
     bool ok = value.type() == type ||
               (type == Json::value_t::number_integer && value.is_number_unsigned());
     if (!ok)
-      diag.error(pointer, fmt::format("expected {}, got {}", what, typeName(value)));
+      error(pointer, fmt::format("expected {}, got {}", what, typeName(value)));
     return ok;
   }
 
   /// Checks that \p value is an object whose keys are all in \p allowed.
-  bool expectObject(const Json &value, std::string_view pointer,
+  bool expectObject(const Json &value, const Ptr &pointer,
                     std::initializer_list<std::string_view> allowed, std::string_view what) {
     if (!value.is_object()) {
-      diag.error(pointer, fmt::format("expected {} (an object), got {}", what, typeName(value)));
+      error(pointer, fmt::format("expected {} (an object), got {}", what, typeName(value)));
       return false;
     }
     bool ok = true;
@@ -122,7 +175,7 @@ private:
         std::string list;
         for (std::string_view key : allowed)
           list += fmt::format("{}'{}'", list.empty() ? "" : ", ", key);
-        diag.error(child(pointer, item.key()),
+        error(child(pointer, item.key()),
                    fmt::format("unknown field '{}' in {}; expected one of {}", item.key(), what, list));
         ok = false;
       }
@@ -130,31 +183,31 @@ private:
     return ok;
   }
 
-  std::optional<Json> field(const Json &object, std::string_view pointer, const char *key,
+  std::optional<Json> field(const Json &object, const Ptr &pointer, const char *key,
                             bool required, std::string_view what) {
     std::optional<Json> member = object.find(key);
     if (!member && required)
-      diag.error(pointer, fmt::format("missing field '{}' in {}", key, what));
+      error(pointer, fmt::format("missing field '{}' in {}", key, what));
     return member;
   }
 
-  std::optional<std::string> getString(const Json &value, std::string_view pointer) {
+  std::optional<std::string> getString(const Json &value, const Ptr &pointer) {
     if (!expectType(value, pointer, Json::value_t::string, "a string"))
       return std::nullopt;
     std::string_view text = value.str();
     if (text.size() > limits.maxStringBytes) {
-      diag.error(pointer, fmt::format("string is longer than the limit of {} bytes",
+      error(pointer, fmt::format("string is longer than the limit of {} bytes",
                                       limits.maxStringBytes));
       return std::nullopt;
     }
     return std::string(text);
   }
 
-  std::optional<int64_t> getInt(const Json &value, std::string_view pointer, int64_t min,
+  std::optional<int64_t> getInt(const Json &value, const Ptr &pointer, int64_t min,
                                 int64_t max, std::string_view what) {
     if (value.is_number_unsigned()) {
       if (value.get<uint64_t>() > static_cast<uint64_t>(max)) {
-        diag.error(pointer, fmt::format("{} {} is out of range; expected at most {}", what,
+        error(pointer, fmt::format("{} {} is out of range; expected at most {}", what,
                                         value.get<uint64_t>(), max));
         return std::nullopt;
       }
@@ -163,31 +216,34 @@ private:
     if (value.is_number_integer()) {
       int64_t v = value.get<int64_t>();
       if (v < min || v > max) {
-        diag.error(pointer,
+        error(pointer,
                    fmt::format("{} {} is out of range; expected {} to {}", what, v, min, max));
         return std::nullopt;
       }
       return v;
     }
     if (value.is_number_float()) {
-      diag.error(pointer, fmt::format("expected {} as an integer, got {} (a number too large "
+      error(pointer, fmt::format("expected {} as an integer, got {} (a number too large "
                                       "for int64 or with a fraction)",
                                       what, value.dump()));
       return std::nullopt;
     }
-    diag.error(pointer, fmt::format("expected {} (an integer), got {}", what, typeName(value)));
+    error(pointer, fmt::format("expected {} (an integer), got {}", what, typeName(value)));
     return std::nullopt;
   }
 
-  std::optional<std::string> getName(const Json &value, std::string_view pointer,
+  std::optional<std::string> getName(const Json &value, const Ptr &pointer,
                                      std::string_view what) {
     auto name = getString(value, pointer);
     if (!name)
       return std::nullopt;
+    if (validNames.count(value.str()))
+      return name;
     if (auto why = checkIdentifier(*name)) {
-      diag.error(pointer, fmt::format("{} name '{}' {}", what, printable(*name), *why));
+      error(pointer, fmt::format("{} name '{}' {}", what, printable(*name), *why));
       return std::nullopt;
     }
+    validNames.insert(value.str());
     return name;
   }
 
@@ -208,12 +264,12 @@ private:
 
   /// Reads a symbolic integer: a JSON integer or an expression string.
   /// With \p nonNegative, a constant below zero is an error.
-  std::optional<sym::Expr> getExpr(const Json &value, std::string_view pointer,
+  std::optional<sym::Expr> getExpr(const Json &value, const Ptr &pointer,
                                    std::string_view what, bool nonNegative) {
     if (value.is_number()) {
       if (nonNegative && value.type() == Json::value_t::number_integer &&
           value.get<int64_t>() < 0) {
-        diag.error(pointer, fmt::format("{} {} is negative; expected 0 or more", what,
+        error(pointer, fmt::format("{} {} is negative; expected 0 or more", what,
                                         value.get<int64_t>()));
         return std::nullopt;
       }
@@ -224,22 +280,26 @@ private:
       return sym::Expr(*v);
     }
     if (!value.is_string()) {
-      diag.error(pointer, fmt::format("expected {} (an integer or an expression string), got {}",
+      error(pointer, fmt::format("expected {} (an integer or an expression string), got {}",
                                       what, typeName(value)));
       return std::nullopt;
     }
     std::string_view text = value.str();
-    sym::ParseError error;
-    auto expr = sym::parseExpr(text, error);
+    // Graphs spell the same few expressions over and over (s0, 4096*s0,
+    // ...): parse, check and simplify each spelling once.
+    if (auto cached = exprCache.find(text); cached != exprCache.end())
+      return checkSign(cached->second, pointer, what, text, nonNegative);
+    sym::ParseError parseError;
+    auto expr = sym::parseExpr(text, parseError);
     if (!expr) {
-      diag.error(pointer, fmt::format("invalid {} '{}': {} at column {} of the expression", what,
-                                      printable(text), error.message, error.offset + 1));
+      error(pointer, fmt::format("invalid {} '{}': {} at column {} of the expression", what,
+                                      printable(text), parseError.message, parseError.offset + 1));
       return std::nullopt;
     }
     bool ok = true;
     for (const std::string &symbol : sym::symbols(*expr)) {
       if (!symbolNames.count(symbol)) {
-        diag.error(pointer, fmt::format("{} '{}' uses unknown symbol '{}'; declare it in /symbols",
+        error(pointer, fmt::format("{} '{}' uses unknown symbol '{}'; declare it in /symbols",
                                         what, printable(text), symbol));
         ok = false;
       }
@@ -247,19 +307,33 @@ private:
     if (!ok)
       return std::nullopt;
     *expr = sym::simplify(*expr);
-    if (nonNegative && expr->constant() && *expr->constant() < 0) {
-      diag.error(pointer, fmt::format("{} '{}' is negative", what, printable(text)));
+    exprCache.emplace(text, *expr);
+    return checkSign(*expr, pointer, what, text, nonNegative);
+  }
+
+  std::optional<sym::Expr> checkSign(const sym::Expr &expr, const Ptr &pointer,
+                                     std::string_view what, std::string_view text,
+                                     bool nonNegative) {
+    if (nonNegative && expr.constant() && *expr.constant() < 0) {
+      error(pointer, fmt::format("{} '{}' is negative", what, printable(text)));
       return std::nullopt;
     }
     return expr;
   }
 
-  std::optional<std::vector<sym::Expr>> getExprList(const Json &value, std::string_view pointer,
+  /// Expression spellings already read, keyed by their text in the document.
+  std::unordered_map<std::string_view, sym::Expr> exprCache;
+  /// Nodes of the graphs read so far, against limits.maxNodes.
+  size_t nodeCount = 0;
+  /// Names already checked by checkIdentifier.
+  std::unordered_set<std::string_view> validNames;
+
+  std::optional<std::vector<sym::Expr>> getExprList(const Json &value, const Ptr &pointer,
                                                     std::string_view what) {
     if (!expectType(value, pointer, Json::value_t::array, "an array"))
       return std::nullopt;
     if (value.size() > limits.maxRank) {
-      diag.error(pointer, fmt::format("{} has {} entries; the limit is {}", what, value.size(),
+      error(pointer, fmt::format("{} has {} entries; the limit is {}", what, value.size(),
                                       limits.maxRank));
       return std::nullopt;
     }
@@ -278,36 +352,38 @@ private:
   }
 
   std::set<std::string, std::less<>> symbolNames;
+  sym::SymbolValues hints; ///< every symbol's hint, once the symbols are read
+  const sym::SymbolValues &symbolHints() const { return hints; }
 
   // --- Structural step.
 
   bool readHeader(const Json &root);
   void readSymbols(const Json &root);
   void readKernels(const Json &root);
-  std::optional<Kernel> readKernel(const Json &value, const std::string &pointer);
-  std::optional<KernelConfig> readConfig(const Json &value, const std::string &pointer,
+  std::optional<Kernel> readKernel(const Json &value, const Ptr &pointer);
+  std::optional<KernelConfig> readConfig(const Json &value, const Ptr &pointer,
                                          GridType gridType);
-  bool readGraph(const Json &object, const std::string &pointer, Graph &graph, bool topLevel);
-  std::optional<Layout> readLayout(const Json &object, const std::string &pointer,
+  bool readGraph(const Json &object, const Ptr &pointer, Graph &graph, bool topLevel);
+  std::optional<Layout> readLayout(const Json &object, const Ptr &pointer,
                                    std::string_view what);
-  bool claimName(const std::string &name, const std::string &pointer,
+  bool claimName(const std::string &name, const Ptr &pointer,
                  std::unordered_map<std::string, std::string> &names);
-  std::optional<Value> readValue(const Json &value, const std::string &pointer, unsigned depth);
-  std::optional<View> readView(const Json &value, const std::string &pointer);
-  std::optional<Node> readNode(const Json &value, const std::string &pointer);
-  std::optional<KernelArg> readKernelArg(const Json &value, const std::string &pointer);
-  std::optional<std::string> readOpName(const Json &value, const std::string &pointer);
+  std::optional<Value> readValue(const Json &value, const Ptr &pointer, unsigned depth);
+  std::optional<View> readView(const Json &value, const Ptr &pointer);
+  std::optional<Node> readNode(const Json &value, const Ptr &pointer);
+  std::optional<KernelArg> readKernelArg(const Json &value, const Ptr &pointer);
+  std::optional<std::string> readOpName(const Json &value, const Ptr &pointer);
 
   // --- Semantic step.
 
   void checkGraph(Graph &graph);
-  void checkLayoutBytes(const Layout &layout, const std::string &pointer);
+  void checkLayoutBytes(const Layout &layout, const Ptr &pointer);
 };
 
 std::unique_ptr<Document> Reader::read(std::string_view text) {
   if (text.size() > limits.maxInputBytes) {
-    diag.error(fmt::format("input is {} bytes; the limit is {} bytes", text.size(),
-                           limits.maxInputBytes));
+    error(fmt::format("input is {} bytes; the limit is {} bytes (--max-input-bytes)",
+                      text.size(), limits.maxInputBytes));
     return nullptr;
   }
   json::ParseError parseError;
@@ -336,9 +412,10 @@ std::unique_ptr<Document> Reader::read(std::string_view text) {
   if (std::optional<Json> subgraphs = field(root, "", "subgraphs", false, "a graph document")) {
     if (expectType(*subgraphs, "/subgraphs", Json::value_t::array, "an array of subgraphs")) {
       doc->subgraphs.resize(subgraphs->size());
+      const Ptr subgraphTable("/subgraphs");
       for (size_t i = 0; i < subgraphs->size(); ++i) {
-        std::string pointer = child("/subgraphs", i);
-        doc->subgraphs[i].pointer = pointer;
+        Ptr pointer = child(subgraphTable, i);
+        doc->subgraphs[i].pointer = pointer.str();
         readGraph((*subgraphs)[i], pointer, doc->subgraphs[i], false);
         const std::string &name = doc->subgraphs[i].name;
         if (!name.empty() && !claimName(name, pointer + "/name", globalNames))
@@ -370,7 +447,7 @@ bool Reader::readHeader(const Json &root) {
   if (!formatName)
     return false;
   if (*formatName != kFormatName) {
-    diag.error("/format", fmt::format("unknown format '{}'; expected '{}'", printable(*formatName),
+    error("/format", fmt::format("unknown format '{}'; expected '{}'", printable(*formatName),
                                       kFormatName));
     return false;
   }
@@ -378,7 +455,7 @@ bool Reader::readHeader(const Json &root) {
   if (!v)
     return false;
   if (*v != kFormatVersion) {
-    diag.error("/version", fmt::format("unsupported format version {}; this wirc reads version {}",
+    error("/version", fmt::format("unsupported format version {}; this wirc reads version {}",
                                        *v, kFormatVersion));
     return false;
   }
@@ -387,11 +464,13 @@ bool Reader::readHeader(const Json &root) {
   return true;
 }
 
-bool Reader::claimName(const std::string &name, const std::string &pointer,
+bool Reader::claimName(const std::string &name, const Ptr &pointer,
                        std::unordered_map<std::string, std::string> &names) {
-  auto [it, inserted] = names.emplace(name, pointer);
-  if (!inserted) {
-    diag.error(pointer, fmt::format("duplicate name '{}'; first defined at {}", name, it->second));
+  auto [it, inserted] = names.try_emplace(name);
+  if (inserted)
+    it->second = pointer.str();
+  else {
+    error(pointer, fmt::format("duplicate name '{}'; first defined at {}", name, it->second));
     return false;
   }
   return true;
@@ -409,8 +488,9 @@ void Reader::readSymbols(const Json &root) {
     if (auto name = s.find("name"); name && name->is_string())
       symbolNames.insert(std::string(name->str()));
   }
+  const Ptr table("/symbols");
   for (size_t i = 0; i < symbols->size(); ++i) {
-    std::string pointer = child("/symbols", i);
+    Ptr pointer = child(table, i);
     const Json &s = (*symbols)[i];
     if (!expectObject(s, pointer, {"name", "hint", "expr"}, "a symbol"))
       continue;
@@ -432,7 +512,7 @@ void Reader::readSymbols(const Json &root) {
         continue;
       for (const std::string &used : sym::symbols(*e))
         if (used == symbol.name)
-          diag.error(pointer + "/expr",
+          error(pointer + "/expr",
                      fmt::format("symbol '{}' is defined in terms of itself", symbol.name));
       symbol.expr = *e;
     }
@@ -440,17 +520,17 @@ void Reader::readSymbols(const Json &root) {
       continue;
     doc->main.symbols.push_back(std::move(symbol));
   }
+  hints = doc->hints();
   // A precomputed symbol's hint must agree with its expression, or plans made
   // at the hints would disagree with run time.
-  sym::SymbolValues hints = doc->hints();
   for (size_t i = 0; i < doc->main.symbols.size(); ++i) {
     const Symbol &symbol = doc->main.symbols[i];
     if (!symbol.expr)
       continue;
-    std::string error;
-    auto value = sym::evaluate(*symbol.expr, hints, error);
+    std::string why;
+    auto value = sym::evaluate(*symbol.expr, hints, why);
     if (value && *value != symbol.hint)
-      diag.error(child("/symbols", i) + "/hint",
+      error(Ptr("/symbols").child(i).child("hint"),
                  fmt::format("hint {} of symbol '{}' disagrees with its expression, which is {} "
                              "at the other symbols' hints",
                              symbol.hint, symbol.name, *value));
@@ -461,8 +541,9 @@ void Reader::readKernels(const Json &root) {
   std::optional<Json> kernels = field(root, "", "kernels", false, "a graph document");
   if (!kernels || !expectType(*kernels, "/kernels", Json::value_t::array, "an array of kernels"))
     return;
+  const Ptr kernelTable("/kernels");
   for (size_t i = 0; i < kernels->size(); ++i) {
-    std::string pointer = child("/kernels", i);
+    Ptr pointer = child(kernelTable, i);
     auto kernel = readKernel((*kernels)[i], pointer);
     if (!kernel || !claimName(kernel->name, pointer + "/name", globalNames))
       continue;
@@ -471,10 +552,10 @@ void Reader::readKernels(const Json &root) {
   }
 }
 
-std::optional<Kernel> Reader::readKernel(const Json &value, const std::string &pointer) {
+std::optional<Kernel> Reader::readKernel(const Json &value, const Ptr &pointer) {
   if (!expectObject(value, pointer,
-                    {"name", "entry", "language", "source", "signature", "grid_type",
-                     "configs"},
+                    {"name", "entry", "language", "source", "signature", "placeholders",
+                     "grid_type", "configs"},
                     "a kernel"))
     return std::nullopt;
   Kernel kernel;
@@ -506,18 +587,18 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const std::string &p
   else if (*l == "llvm")
     kernel.language = KernelLanguage::LLVM;
   else {
-    diag.error(pointer + "/language",
+    error(pointer + "/language",
                fmt::format("unknown kernel language '{}'; expected 'triton', 'ptx', 'cuda' or "
                            "'llvm'",
                            printable(*l)));
     ok = false;
   }
   if (std::optional<Json> signature = field(value, pointer, "signature", false, "a kernel")) {
-    std::string sp = pointer + "/signature";
+    Ptr sp = pointer + "/signature";
     if (expectType(*signature, sp, Json::value_t::array, "an array of parameters")) {
       std::unordered_map<std::string, std::string> paramNames;
       for (size_t i = 0; i < signature->size(); ++i) {
-        std::string pp = child(sp, i);
+        Ptr pp = child(sp, i);
         const Json &p = (*signature)[i];
         if (!expectObject(p, pp, {"name", "type"}, "a kernel parameter")) {
           ok = false;
@@ -541,6 +622,12 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const std::string &p
       ok = false;
     }
   }
+  if (std::optional<Json> placeholders = field(value, pointer, "placeholders", false, "a kernel")) {
+    if (expectType(*placeholders, pointer + "/placeholders", Json::value_t::boolean, "a boolean"))
+      kernel.placeholders = placeholders->get<bool>();
+    else
+      ok = false;
+  }
   if (std::optional<Json> grid = field(value, pointer, "grid_type", false, "a kernel")) {
     auto g = getString(*grid, pointer + "/grid_type");
     if (!g) {
@@ -548,7 +635,7 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const std::string &p
     } else if (auto type = parseGridType(*g)) {
       kernel.gridType = *type;
     } else {
-      diag.error(pointer + "/grid_type",
+      error(pointer + "/grid_type",
                  fmt::format("unknown grid type '{}'; expected Grid1D, Grid2D, Grid3D, "
                              "Grid2DWithYZOverflow, CooperativeReductionGrid, SplitScanGrid, "
                              "FixedGrid, PrecomputedGrid or BatchMatmulGrid3D",
@@ -557,7 +644,7 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const std::string &p
     }
   }
   if (std::optional<Json> configs = field(value, pointer, "configs", false, "a kernel")) {
-    std::string cp = pointer + "/configs";
+    Ptr cp = pointer + "/configs";
     if (expectType(*configs, cp, Json::value_t::array, "an array of configs")) {
       for (size_t i = 0; i < configs->size(); ++i) {
         auto config = readConfig((*configs)[i], child(cp, i), kernel.gridType);
@@ -571,7 +658,7 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const std::string &p
     }
   }
   if (ok && kernel.language == KernelLanguage::Triton && kernel.configs.empty()) {
-    diag.error(pointer, fmt::format("triton kernel '{}' has no configs; expected at least one "
+    error(pointer, fmt::format("triton kernel '{}' has no configs; expected at least one "
                                     "(block sizes, num_warps)",
                                     kernel.name));
     ok = false;
@@ -581,7 +668,7 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const std::string &p
   return kernel;
 }
 
-std::optional<KernelConfig> Reader::readConfig(const Json &value, const std::string &pointer,
+std::optional<KernelConfig> Reader::readConfig(const Json &value, const Ptr &pointer,
                                                GridType gridType) {
   if (!expectObject(value, pointer, {"kwargs", "num_warps", "num_stages", "grid", "artifacts"},
                     "a kernel config"))
@@ -589,12 +676,12 @@ std::optional<KernelConfig> Reader::readConfig(const Json &value, const std::str
   KernelConfig config;
   bool ok = true;
   if (std::optional<Json> kwargs = field(value, pointer, "kwargs", false, "a kernel config")) {
-    std::string kp = pointer + "/kwargs";
+    Ptr kp = pointer + "/kwargs";
     if (expectType(*kwargs, kp, Json::value_t::object, "an object of block sizes")) {
       for (const auto &item : kwargs->items()) {
-        std::string ip = child(kp, item.key());
+        Ptr ip = child(kp, item.key());
         if (auto why = checkIdentifier(item.key())) {
-          diag.error(ip, fmt::format("config parameter name '{}' {}", printable(item.key()), *why));
+          error(ip, fmt::format("config parameter name '{}' {}", printable(item.key()), *why));
           ok = false;
           continue;
         }
@@ -613,7 +700,7 @@ std::optional<KernelConfig> Reader::readConfig(const Json &value, const std::str
   if (std::optional<Json> warps = field(value, pointer, "num_warps", false, "a kernel config")) {
     auto w = getInt(*warps, pointer + "/num_warps", 1, 64, "num_warps");
     if (w && (*w & (*w - 1)) != 0) {
-      diag.error(pointer + "/num_warps", fmt::format("num_warps {} is not a power of two", *w));
+      error(pointer + "/num_warps", fmt::format("num_warps {} is not a power of two", *w));
       w.reset();
     }
     if (w)
@@ -631,7 +718,7 @@ std::optional<KernelConfig> Reader::readConfig(const Json &value, const std::str
   std::optional<Json> grid = field(value, pointer, "grid", false, "a kernel config");
   if (grid) {
     if (gridType != GridType::PrecomputedGrid) {
-      diag.error(pointer + "/grid",
+      error(pointer + "/grid",
                  "a config carries a grid only for kernels with grid_type PrecomputedGrid");
       ok = false;
     } else if (auto g = getExprList(*grid, pointer + "/grid", "grid dimension");
@@ -639,15 +726,15 @@ std::optional<KernelConfig> Reader::readConfig(const Json &value, const std::str
       config.grid = std::move(*g);
     } else {
       if (g)
-        diag.error(pointer + "/grid", fmt::format("expected 3 grid dimensions, got {}", g->size()));
+        error(pointer + "/grid", fmt::format("expected 3 grid dimensions, got {}", g->size()));
       ok = false;
     }
   } else if (gridType == GridType::PrecomputedGrid) {
-    diag.error(pointer, "missing field 'grid' in a config of a PrecomputedGrid kernel");
+    error(pointer, "missing field 'grid' in a config of a PrecomputedGrid kernel");
     ok = false;
   }
   if (std::optional<Json> artifacts = field(value, pointer, "artifacts", false, "a kernel config")) {
-    std::string ap = pointer + "/artifacts";
+    Ptr ap = pointer + "/artifacts";
     if (expectObject(*artifacts, ap,
                      {"ptx", "cubin", "entry_name", "shared_mem", "global_scratch",
                       "profile_scratch"},
@@ -678,7 +765,7 @@ std::optional<KernelConfig> Reader::readConfig(const Json &value, const std::str
       num("global_scratch", a.globalScratchBytes);
       num("profile_scratch", a.profileScratchBytes);
       if (!a.entryName.empty() && !isPlainIdentifier(a.entryName)) {
-        diag.error(ap + "/entry_name", "entry_name is not an identifier");
+        error(ap + "/entry_name", "entry_name is not an identifier");
         ok = false;
       }
       config.artifacts = std::move(a);
@@ -691,7 +778,7 @@ std::optional<KernelConfig> Reader::readConfig(const Json &value, const std::str
   return config;
 }
 
-std::optional<Layout> Reader::readLayout(const Json &object, const std::string &pointer,
+std::optional<Layout> Reader::readLayout(const Json &object, const Ptr &pointer,
                                          std::string_view what) {
   Layout layout;
   std::optional<Json> dtype = field(object, pointer, "dtype", true, what);
@@ -705,7 +792,7 @@ std::optional<Layout> Reader::readLayout(const Json &object, const std::string &
     if (auto parsed = parseDType(*d)) {
       layout.dtype = *parsed;
     } else {
-      diag.error(pointer + "/dtype",
+      error(pointer + "/dtype",
                  fmt::format("unknown dtype '{}'; expected one of bool, uint8, int8, int16, "
                              "int32, int64, uint16, uint32, uint64, float16, bfloat16, float32, "
                              "float64, complex64, complex128, float8_e4m3fn, float8_e5m2",
@@ -719,7 +806,7 @@ std::optional<Layout> Reader::readLayout(const Json &object, const std::string &
     if (auto parsed = parseDevice(*d)) {
       layout.device = *parsed;
     } else {
-      diag.error(pointer + "/device",
+      error(pointer + "/device",
                  fmt::format("unknown device '{}'; expected 'cpu' or 'cuda:N'", printable(*d)));
       ok = false;
     }
@@ -729,7 +816,7 @@ std::optional<Layout> Reader::readLayout(const Json &object, const std::string &
   auto sizes = getExprList(*size, pointer + "/size", "size");
   auto strides = getExprList(*stride, pointer + "/stride", "stride");
   if (sizes && strides && sizes->size() != strides->size()) {
-    diag.error(pointer + "/stride", fmt::format("stride has {} entries but size has {}",
+    error(pointer + "/stride", fmt::format("stride has {} entries but size has {}",
                                                 strides->size(), sizes->size()));
     ok = false;
   }
@@ -752,29 +839,29 @@ std::optional<Layout> Reader::readLayout(const Json &object, const std::string &
 
 /// The storage a layout spans must fit in int64 bytes at the size hints, or
 /// every plan computed from it would be meaningless.
-void Reader::checkLayoutBytes(const Layout &layout, const std::string &pointer) {
-  sym::SymbolValues hints = doc->hints();
-  std::string error;
+void Reader::checkLayoutBytes(const Layout &layout, const Ptr &pointer) {
+  const sym::SymbolValues &hints = symbolHints();
+  std::string why;
   // Bytes spanned = (offset + sum((size - 1) * stride) + 1) * itemsize, or 0
   // for an empty tensor; every step is overflow-checked.
   int64_t extent = 0;
   bool empty = false;
   bool overflow = false;
   for (size_t i = 0; i < layout.size.size(); ++i) {
-    auto size = sym::evaluate(layout.size[i], hints, error);
-    auto stride = size ? sym::evaluate(layout.stride[i], hints, error) : std::nullopt;
+    auto size = sym::evaluate(layout.size[i], hints, why);
+    auto stride = size ? sym::evaluate(layout.stride[i], hints, why) : std::nullopt;
     if (!size || !stride) {
-      diag.error(pointer, fmt::format("cannot evaluate the layout at the size hints: {}", error));
+      error(pointer, fmt::format("cannot evaluate the layout at the size hints: {}", why));
       return;
     }
     if (*size < 0) {
-      diag.error(child(pointer + "/size", i),
+      error(pointer.child("size").child(i),
                  fmt::format("size evaluates to {} at the size hints; sizes must not be negative",
                              *size));
       return;
     }
     if (*stride < 0) {
-      diag.error(child(pointer + "/stride", i),
+      error(pointer.child("stride").child(i),
                  fmt::format("stride evaluates to {} at the size hints; strides must not be "
                              "negative",
                              *stride));
@@ -786,9 +873,9 @@ void Reader::checkLayoutBytes(const Layout &layout, const std::string &pointer) 
     overflow |= __builtin_mul_overflow(*size > 0 ? *size - 1 : 0, *stride, &span);
     overflow |= __builtin_add_overflow(extent, span, &extent);
   }
-  auto offset = sym::evaluate(layout.offset, hints, error);
+  auto offset = sym::evaluate(layout.offset, hints, why);
   if (!offset) {
-    diag.error(pointer, fmt::format("cannot evaluate the layout at the size hints: {}", error));
+    error(pointer, fmt::format("cannot evaluate the layout at the size hints: {}", why));
     return;
   }
   int64_t bytes = 0;
@@ -799,10 +886,10 @@ void Reader::checkLayoutBytes(const Layout &layout, const std::string &pointer) 
                                        &bytes);
   }
   if (overflow)
-    diag.error(pointer, "tensor storage size overflows int64 bytes at the size hints");
+    error(pointer, "tensor storage size overflows int64 bytes at the size hints");
 }
 
-std::optional<View> Reader::readView(const Json &value, const std::string &pointer) {
+std::optional<View> Reader::readView(const Json &value, const Ptr &pointer) {
   if (!expectObject(value, pointer, {"base", "size", "stride", "offset"}, "a view"))
     return std::nullopt;
   std::optional<Json> base = field(value, pointer, "base", true, "a view");
@@ -817,7 +904,7 @@ std::optional<View> Reader::readView(const Json &value, const std::string &point
   if (!b || !sizes || !strides)
     return std::nullopt;
   if (sizes->size() != strides->size()) {
-    diag.error(pointer + "/stride", fmt::format("stride has {} entries but size has {}",
+    error(pointer + "/stride", fmt::format("stride has {} entries but size has {}",
                                                 strides->size(), sizes->size()));
     return std::nullopt;
   }
@@ -833,7 +920,7 @@ std::optional<View> Reader::readView(const Json &value, const std::string &point
   return view;
 }
 
-std::optional<Value> Reader::readValue(const Json &value, const std::string &pointer,
+std::optional<Value> Reader::readValue(const Json &value, const Ptr &pointer,
                                        unsigned depth) {
   Value out;
   switch (value.type()) {
@@ -883,18 +970,18 @@ std::optional<Value> Reader::readValue(const Json &value, const std::string &poi
   case Json::value_t::object:
     break;
   default:
-    diag.error(pointer, fmt::format("unexpected {}", typeName(value)));
+    error(pointer, fmt::format("unexpected {}", typeName(value)));
     return std::nullopt;
   }
   if (value.size() != 1) {
-    diag.error(pointer, "expected a value object with exactly one key: 'buffer', 'view', 'expr', "
+    error(pointer, "expected a value object with exactly one key: 'buffer', 'view', 'expr', "
                         "'dtype', 'device', 'tuple' or 'list'");
     return std::nullopt;
   }
   auto members = value.items();
   const json::Member &item = members.front();
   std::string key(item.key());
-  std::string ip = child(pointer, key);
+  Ptr ip = child(pointer, key);
   if (key == "buffer") {
     auto name = getName(item.value(), ip, "buffer");
     if (!name)
@@ -919,7 +1006,7 @@ std::optional<Value> Reader::readValue(const Json &value, const std::string &poi
       return std::nullopt;
     auto parsed = parseDType(*d);
     if (!parsed) {
-      diag.error(ip, fmt::format("unknown dtype '{}'", printable(*d)));
+      error(ip, fmt::format("unknown dtype '{}'", printable(*d)));
       return std::nullopt;
     }
     out.kind = Value::Kind::DType;
@@ -930,7 +1017,7 @@ std::optional<Value> Reader::readValue(const Json &value, const std::string &poi
       return std::nullopt;
     auto parsed = parseDevice(*d);
     if (!parsed) {
-      diag.error(ip, fmt::format("unknown device '{}'; expected 'cpu' or 'cuda:N'", printable(*d)));
+      error(ip, fmt::format("unknown device '{}'; expected 'cpu' or 'cuda:N'", printable(*d)));
       return std::nullopt;
     }
     out.kind = Value::Kind::Device;
@@ -944,7 +1031,7 @@ std::optional<Value> Reader::readValue(const Json &value, const std::string &poi
     out = std::move(*list);
     out.kind = key == "tuple" ? Value::Kind::Tuple : Value::Kind::List;
   } else {
-    diag.error(ip, fmt::format("unknown value kind '{}'; expected 'buffer', 'view', 'expr', "
+    error(ip, fmt::format("unknown value kind '{}'; expected 'buffer', 'view', 'expr', "
                                "'dtype', 'device', 'tuple' or 'list'",
                                printable(key)));
     return std::nullopt;
@@ -954,7 +1041,7 @@ std::optional<Value> Reader::readValue(const Json &value, const std::string &poi
 
 /// Op names reach emitted code as dotted paths, so each segment must be an
 /// identifier and the root one of the namespaces wrappers import.
-std::optional<std::string> Reader::readOpName(const Json &value, const std::string &pointer) {
+std::optional<std::string> Reader::readOpName(const Json &value, const Ptr &pointer) {
   auto name = getString(value, pointer);
   if (!name)
     return std::nullopt;
@@ -980,7 +1067,7 @@ std::optional<std::string> Reader::readOpName(const Json &value, const std::stri
       ok = false;
   }
   if (!ok) {
-    diag.error(pointer, fmt::format("invalid op name '{}'; expected extern_kernels.NAME, "
+    error(pointer, fmt::format("invalid op name '{}'; expected extern_kernels.NAME, "
                                     "aten.NAME[.OVERLOAD] or torch.ops.NAMESPACE.NAME[.OVERLOAD]",
                                     printable(*name)));
     return std::nullopt;
@@ -988,7 +1075,7 @@ std::optional<std::string> Reader::readOpName(const Json &value, const std::stri
   return name;
 }
 
-std::optional<KernelArg> Reader::readKernelArg(const Json &value, const std::string &pointer) {
+std::optional<KernelArg> Reader::readKernelArg(const Json &value, const Ptr &pointer) {
   if (!expectObject(value, pointer, {"role", "name", "buffer", "view", "result", "was", "value"},
                     "a kernel argument"))
     return std::nullopt;
@@ -1009,7 +1096,7 @@ std::optional<KernelArg> Reader::readKernelArg(const Json &value, const std::str
       known = true;
     }
   if (!known) {
-    diag.error(pointer + "/role",
+    error(pointer + "/role",
                fmt::format("unknown argument role '{}'; expected input, output, in_out, removed, "
                            "size or scalar",
                            printable(*r)));
@@ -1031,14 +1118,14 @@ std::optional<KernelArg> Reader::readKernelArg(const Json &value, const std::str
   auto forbid = [&](const std::optional<Json> &present, const char *key,
                     std::string_view why) {
     if (present)
-      diag.error(child(pointer, key), fmt::format("field '{}' {}", key, why));
+      error(child(pointer, key), fmt::format("field '{}' {}", key, why));
     return !present.has_value();
   };
   bool ok = true;
   if (tensorRole) {
     ok &= forbid(scalar, "value", "is only for size and scalar arguments");
     if (buffer && view) {
-      diag.error(pointer, "a kernel argument has either 'buffer' or 'view', not both");
+      error(pointer, "a kernel argument has either 'buffer' or 'view', not both");
       return std::nullopt;
     }
     if (buffer) {
@@ -1053,7 +1140,7 @@ std::optional<KernelArg> Reader::readKernelArg(const Json &value, const std::str
       arg.buffer = v->base;
       arg.view = std::move(*v);
     } else {
-      diag.error(pointer, fmt::format("missing field 'buffer' in a kernel argument with role '{}'",
+      error(pointer, fmt::format("missing field 'buffer' in a kernel argument with role '{}'",
                                       argRoleName(arg.role)));
       return std::nullopt;
     }
@@ -1061,7 +1148,7 @@ std::optional<KernelArg> Reader::readKernelArg(const Json &value, const std::str
     ok &= forbid(buffer, "buffer", "is only for tensor arguments");
     ok &= forbid(view, "view", "is only for tensor arguments");
     if (!scalar) {
-      diag.error(pointer, fmt::format("missing field 'value' in a kernel argument with role '{}'",
+      error(pointer, fmt::format("missing field 'value' in a kernel argument with role '{}'",
                                       argRoleName(arg.role)));
       return std::nullopt;
     }
@@ -1071,11 +1158,11 @@ std::optional<KernelArg> Reader::readKernelArg(const Json &value, const std::str
     bool isScalar = v->kind == Value::Kind::Int || v->kind == Value::Kind::Float ||
                     v->kind == Value::Kind::Bool || v->kind == Value::Kind::Expr;
     if (!isScalar) {
-      diag.error(pointer + "/value", "expected an integer, number, boolean or {\"expr\": ...}");
+      error(pointer + "/value", "expected an integer, number, boolean or {\"expr\": ...}");
       return std::nullopt;
     }
     if (arg.role == ArgRole::Size && v->kind != Value::Kind::Expr && v->kind != Value::Kind::Int) {
-      diag.error(pointer + "/value", "a size argument must be an integer or {\"expr\": ...}");
+      error(pointer + "/value", "a size argument must be an integer or {\"expr\": ...}");
       return std::nullopt;
     }
     arg.value = std::move(*v);
@@ -1102,7 +1189,7 @@ std::optional<KernelArg> Reader::readKernelArg(const Json &value, const std::str
       else if (*w == "input")
         arg.removedRole = ArgRole::Input;
       else {
-        diag.error(pointer + "/was", fmt::format("expected 'input', 'output' or 'in_out', got '{}'",
+        error(pointer + "/was", fmt::format("expected 'input', 'output' or 'in_out', got '{}'",
                                                  printable(*w)));
         return std::nullopt;
       }
@@ -1115,9 +1202,9 @@ std::optional<KernelArg> Reader::readKernelArg(const Json &value, const std::str
   return arg;
 }
 
-std::optional<Node> Reader::readNode(const Json &value, const std::string &pointer) {
+std::optional<Node> Reader::readNode(const Json &value, const Ptr &pointer) {
   if (!value.is_object()) {
-    diag.error(pointer, fmt::format("expected a node (an object), got {}", typeName(value)));
+    error(pointer, fmt::format("expected a node (an object), got {}", typeName(value)));
     return std::nullopt;
   }
   std::optional<Json> op = field(value, pointer, "op", true, "a node");
@@ -1127,9 +1214,9 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
   if (!kind)
     return std::nullopt;
   Node node;
-  node.pointer = pointer;
+  node.pointer = pointer.str();
 
-  auto readValues = [&](std::optional<Json> list, const std::string &lp,
+  auto readValues = [&](std::optional<Json> list, const Ptr &lp,
                         std::vector<Value> &out) -> bool {
     if (!list)
       return true;
@@ -1145,7 +1232,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
     }
     return ok;
   };
-  auto readNameList = [&](std::optional<Json> list, const std::string &lp,
+  auto readNameList = [&](std::optional<Json> list, const Ptr &lp,
                           std::vector<std::string> &out) -> bool {
     if (!list)
       return true;
@@ -1178,7 +1265,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
     bool ok = true;
     if (expectType(*args, pointer + "/args", Json::value_t::array, "an array of arguments")) {
       for (size_t i = 0; i < args->size(); ++i) {
-        auto arg = readKernelArg((*args)[i], child(pointer + "/args", i));
+        auto arg = readKernelArg((*args)[i], (pointer + "/args").child(i));
         if (arg)
           call.args.push_back(std::move(*arg));
         else
@@ -1188,15 +1275,15 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
       ok = false;
     }
     if (std::optional<Json> numels = field(value, pointer, "numels", false, "a kernel_call node")) {
-      std::string np = pointer + "/numels";
+      Ptr np = pointer + "/numels";
       if (expectType(*numels, np, Json::value_t::object, "an object of numels")) {
         static constexpr std::string_view kNumels[] = {"xnumel", "ynumel", "znumel", "r0_numel",
                                                        "r1_numel"};
         for (const auto &item : numels->items()) {
-          std::string ip = child(np, item.key());
+          Ptr ip = child(np, item.key());
           if (std::find(std::begin(kNumels), std::end(kNumels), item.key()) ==
               std::end(kNumels)) {
-            diag.error(ip, fmt::format("unknown numel '{}'; expected xnumel, ynumel, znumel, "
+            error(ip, fmt::format("unknown numel '{}'; expected xnumel, ynumel, znumel, "
                                        "r0_numel or r1_numel",
                                        printable(item.key())));
             ok = false;
@@ -1223,7 +1310,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
     if (std::optional<Json> grid = field(value, pointer, "grid", false, "a kernel_call node")) {
       auto g = getExprList(*grid, pointer + "/grid", "grid dimension");
       if (g && g->size() != 3) {
-        diag.error(pointer + "/grid", fmt::format("expected 3 grid dimensions, got {}", g->size()));
+        error(pointer + "/grid", fmt::format("expected 3 grid dimensions, got {}", g->size()));
         g.reset();
       }
       if (g)
@@ -1260,18 +1347,18 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
       ext.op = *opName;
     ok &= readValues(field(value, pointer, "args", false, what), pointer + "/args", ext.args);
     if (std::optional<Json> kwargs = field(value, pointer, "kwargs", false, what)) {
-      std::string kp = pointer + "/kwargs";
+      Ptr kp = pointer + "/kwargs";
       if (expectType(*kwargs, kp, Json::value_t::object, "an object of keyword arguments")) {
         for (const auto &item : kwargs->items()) {
-          std::string ip = child(kp, item.key());
+          Ptr ip = child(kp, item.key());
           if (auto why = checkIdentifier(item.key())) {
-            diag.error(ip, fmt::format("keyword argument name '{}' {}", printable(item.key()),
+            error(ip, fmt::format("keyword argument name '{}' {}", printable(item.key()),
                                        *why));
             ok = false;
             continue;
           }
           if (item.key() == "out") {
-            diag.error(ip, "'out' is not a keyword argument here; use the node's 'out' field");
+            error(ip, "'out' is not a keyword argument here; use the node's 'out' field");
             ok = false;
             continue;
           }
@@ -1287,14 +1374,14 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
     }
     std::optional<Json> out = field(value, pointer, "out", isOut, what);
     if (out && *kind == "extern_alloc") {
-      diag.error(pointer + "/out", "an extern_alloc node returns its result; use extern_out for "
+      error(pointer + "/out", "an extern_alloc node returns its result; use extern_out for "
                                    "an op that writes into 'out'");
       return std::nullopt;
     }
     if (out) {
       auto v = readValue(*out, pointer + "/out", 0);
       if (v && v->kind != Value::Kind::Buffer && v->kind != Value::Kind::View) {
-        diag.error(pointer + "/out", "expected {\"buffer\": NAME} or {\"view\": ...}");
+        error(pointer + "/out", "expected {\"buffer\": NAME} or {\"view\": ...}");
         v.reset();
       }
       if (v)
@@ -1310,7 +1397,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
         ok = false;
     }
     if (ext.out && ext.result) {
-      diag.error(pointer, "a node has either 'out' (writes a buffer) or 'result' (returns one), "
+      error(pointer, "a node has either 'out' (writes a buffer) or 'result' (returns one), "
                           "not both");
       ok = false;
     }
@@ -1338,15 +1425,15 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
       return std::nullopt;
     mo.result = *r;
     mo.source = *s;
-    std::string ip = pointer + "/indices";
+    Ptr ip = pointer + "/indices";
     if (!expectType(*indices, ip, Json::value_t::array, "an array of [container, index] pairs"))
       return std::nullopt;
     bool ok = true;
     for (size_t i = 0; i < indices->size(); ++i) {
       const Json &step = (*indices)[i];
-      std::string sp = child(ip, i);
+      Ptr sp = child(ip, i);
       if (!step.is_array() || step.size() != 2 || !step[0].is_string()) {
-        diag.error(sp, "expected a [container, index] pair such as [\"tuple\", 0]");
+        error(sp, "expected a [container, index] pair such as [\"tuple\", 0]");
         ok = false;
         continue;
       }
@@ -1367,14 +1454,14 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
         }
         mo.indices.emplace_back(container, *key);
       } else {
-        diag.error(child(sp, 0), fmt::format("unknown container '{}'; expected tuple, list or "
+        error(child(sp, 0), fmt::format("unknown container '{}'; expected tuple, list or "
                                              "dict",
                                              printable(container)));
         ok = false;
       }
     }
     if (mo.indices.empty() && ok) {
-      diag.error(ip, "expected at least one index");
+      error(ip, "expected at least one index");
       ok = false;
     }
     if (!ok)
@@ -1399,7 +1486,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
     if (!b || !sizes || !strides)
       return std::nullopt;
     if (sizes->size() != strides->size()) {
-      diag.error(pointer + "/stride", fmt::format("stride has {} entries but size has {}",
+      error(pointer + "/stride", fmt::format("stride has {} entries but size has {}",
                                                   strides->size(), sizes->size()));
       return std::nullopt;
     }
@@ -1477,7 +1564,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
       else
         ok = false;
       if (!cond.results.empty()) {
-        diag.error(pointer, "a cond node has either 'results' or 'result' (a tuple buffer), "
+        error(pointer, "a cond node has either 'results' or 'result' (a tuple buffer), "
                             "not both");
         ok = false;
       }
@@ -1487,7 +1574,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
     node.body = std::move(cond);
     return node;
   }
-  diag.error(pointer + "/op",
+  error(pointer + "/op",
              fmt::format("unknown node op '{}'; expected kernel_call, extern_out, extern_alloc, "
                          "fallback, multi_output, assert_size_stride, device_guard_enter, "
                          "device_guard_exit, comment or cond",
@@ -1495,7 +1582,7 @@ std::optional<Node> Reader::readNode(const Json &value, const std::string &point
   return std::nullopt;
 }
 
-bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &graph,
+bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
                        bool topLevel) {
   if (!topLevel && !expectObject(object, pointer,
                                  {"name", "inputs", "constants", "buffers", "nodes", "outputs"},
@@ -1517,10 +1604,10 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
   std::set<std::string> symbolInputs;
 
   if (std::optional<Json> inputs = field(object, pointer, "inputs", false, what)) {
-    std::string ip = pointer + "/inputs";
+    Ptr ip = pointer + "/inputs";
     if (expectType(*inputs, ip, Json::value_t::array, "an array of inputs")) {
       for (size_t i = 0; i < inputs->size(); ++i) {
-        std::string p = child(ip, i);
+        Ptr p = child(ip, i);
         const Json &in = (*inputs)[i];
         if (!expectObject(in, p,
                           {"name", "kind", "dtype", "device", "size", "stride", "offset",
@@ -1557,19 +1644,19 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
           input.kind = InputKind::Symbol;
           for (const char *key : {"dtype", "device", "size", "stride", "offset", "mutated"})
             if (in.contains(key))
-              diag.error(child(p, key), fmt::format("field '{}' is not allowed in a symbol input",
+              error(child(p, key), fmt::format("field '{}' is not allowed in a symbol input",
                                                     key));
           if (!topLevel) {
-            diag.error(p + "/kind", "symbol inputs are only allowed in the top-level graph");
+            error(p + "/kind", "symbol inputs are only allowed in the top-level graph");
             continue;
           }
           if (!symbolNames.count(input.name)) {
-            diag.error(p + "/name", fmt::format("symbol input '{}' is not declared in /symbols",
+            error(p + "/name", fmt::format("symbol input '{}' is not declared in /symbols",
                                                 input.name));
             continue;
           }
           if (!symbolInputs.insert(input.name).second) {
-            diag.error(p + "/name", fmt::format("symbol '{}' is an input twice", input.name));
+            error(p + "/name", fmt::format("symbol '{}' is an input twice", input.name));
             continue;
           }
           graph.inputs.push_back(std::move(input));
@@ -1578,7 +1665,7 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
           input.kind = InputKind::Scalar;
           for (const char *key : {"device", "size", "stride", "offset", "mutated"})
             if (in.contains(key))
-              diag.error(child(p, key), fmt::format("field '{}' is not allowed in a scalar input",
+              error(child(p, key), fmt::format("field '{}' is not allowed in a scalar input",
                                                     key));
           std::optional<Json> dtype = field(in, p, "dtype", true, "a scalar input");
           if (!dtype)
@@ -1593,13 +1680,13 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
           else if (*d == "bool")
             input.dtype = DType::Bool;
           else {
-            diag.error(p + "/dtype", fmt::format("scalar input dtype '{}' is not one of int64, "
+            error(p + "/dtype", fmt::format("scalar input dtype '{}' is not one of int64, "
                                                  "float64, bool",
                                                  printable(*d)));
             continue;
           }
         } else {
-          diag.error(p + "/kind", fmt::format("unknown input kind '{}'; expected tensor, symbol "
+          error(p + "/kind", fmt::format("unknown input kind '{}'; expected tensor, symbol "
                                               "or scalar",
                                               printable(kindText)));
           continue;
@@ -1612,10 +1699,10 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
   }
 
   if (std::optional<Json> constants = field(object, pointer, "constants", false, what)) {
-    std::string cp = pointer + "/constants";
+    Ptr cp = pointer + "/constants";
     if (expectType(*constants, cp, Json::value_t::array, "an array of constants")) {
       for (size_t i = 0; i < constants->size(); ++i) {
-        std::string p = child(cp, i);
+        Ptr p = child(cp, i);
         const Json &c = (*constants)[i];
         if (!expectObject(c, p, {"name", "dtype", "device", "size", "stride", "offset"},
                           "a constant"))
@@ -1633,10 +1720,10 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
   }
 
   if (std::optional<Json> buffers = field(object, pointer, "buffers", false, what)) {
-    std::string bp = pointer + "/buffers";
+    Ptr bp = pointer + "/buffers";
     if (expectType(*buffers, bp, Json::value_t::array, "an array of buffers")) {
       for (size_t i = 0; i < buffers->size(); ++i) {
-        std::string p = child(bp, i);
+        Ptr p = child(bp, i);
         const Json &b = (*buffers)[i];
         if (!expectObject(b, p,
                           {"name", "dtype", "device", "size", "stride", "offset", "view_of",
@@ -1666,7 +1753,7 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
           for (const char *key : {"dtype", "device", "size", "stride", "offset", "view_of",
                                   "removed"})
             if (b.contains(key)) {
-              diag.error(child(p, key), fmt::format("field '{}' is not allowed in a tuple buffer",
+              error(child(p, key), fmt::format("field '{}' is not allowed in a tuple buffer",
                                                     key));
               clean = false;
             }
@@ -1692,8 +1779,16 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
   }
 
   if (std::optional<Json> nodes = field(object, pointer, "nodes", false, what)) {
-    std::string np = pointer + "/nodes";
+    Ptr np = pointer + "/nodes";
     if (expectType(*nodes, np, Json::value_t::array, "an array of nodes")) {
+      // Checked before any node is read, so an oversized graph fails fast
+      // instead of exhausting memory.
+      nodeCount += nodes->size();
+      if (nodeCount > limits.maxNodes) {
+        error(np, fmt::format("the document has more than {} nodes, the limit (--max-nodes)",
+                              limits.maxNodes));
+        return false;
+      }
       graph.nodes.reserve(nodes->size());
       for (size_t i = 0; i < nodes->size(); ++i) {
         auto node = readNode((*nodes)[i], child(np, i));
@@ -1704,7 +1799,7 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
   }
 
   if (std::optional<Json> outputs = field(object, pointer, "outputs", true, what)) {
-    std::string op = pointer + "/outputs";
+    Ptr op = pointer + "/outputs";
     if (expectType(*outputs, op, Json::value_t::array, "an array of output values")) {
       for (size_t i = 0; i < outputs->size(); ++i) {
         auto v = readValue((*outputs)[i], child(op, i), 0);
@@ -1714,7 +1809,7 @@ bool Reader::readGraph(const Json &object, const std::string &pointer, Graph &gr
                        v->kind == Value::Kind::Expr || v->kind == Value::Kind::None ||
                        v->kind == Value::Kind::Int;
         if (!allowed) {
-          diag.error(child(op, i), "an output is {\"buffer\": ...}, {\"view\": ...}, "
+          error(child(op, i), "an output is {\"buffer\": ...}, {\"view\": ...}, "
                                    "{\"expr\": ...}, an integer or null");
           continue;
         }
@@ -1736,7 +1831,8 @@ void Reader::checkGraph(Graph &graph) {
     tensors.emplace(graph.constants[i].name, TensorInfo{TensorKind::Constant, i});
   for (size_t i = 0; i < graph.buffers.size(); ++i)
     tensors.emplace(graph.buffers[i].name, TensorInfo{TensorKind::Buffer, i});
-  std::string bufferTable = graph.pointer + "/buffers";
+  const Ptr graphPtr(graph.pointer);
+  const Ptr bufferPtr = graphPtr + "/buffers";
 
   // Named views: the base must be an owning tensor of this graph with the
   // same dtype and device.
@@ -1744,25 +1840,26 @@ void Reader::checkGraph(Graph &graph) {
     Buffer &buffer = graph.buffers[i];
     if (!buffer.viewOf)
       continue;
-    std::string p = child(bufferTable, i) + "/view_of";
+    Ptr row = child(bufferPtr, i);
+    Ptr p = row + "/view_of";
     auto it = tensors.find(*buffer.viewOf);
     if (it == tensors.end()) {
-      diag.error(p, fmt::format("unknown buffer '{}'", *buffer.viewOf));
+      error(p, fmt::format("unknown buffer '{}'", *buffer.viewOf));
       continue;
     }
     if (it->second.kind == TensorKind::Buffer) {
       const Buffer &base = graph.buffers[it->second.index];
       if (base.viewOf) {
-        diag.error(p, fmt::format("'{}' is itself a view; a view's base must own its storage",
+        error(p, fmt::format("'{}' is itself a view; a view's base must own its storage",
                                   base.name));
         continue;
       }
       if (base.isTuple) {
-        diag.error(p, fmt::format("'{}' is a tuple buffer and cannot have views", base.name));
+        error(p, fmt::format("'{}' is a tuple buffer and cannot have views", base.name));
         continue;
       }
       if (base.removed || buffer.removed) {
-        diag.error(p, "removed buffers cannot be views or have views");
+        error(p, "removed buffers cannot be views or have views");
         continue;
       }
     }
@@ -1772,7 +1869,7 @@ void Reader::checkGraph(Graph &graph) {
                                    ? graph.inputs[it->second.index].layout
                                    : graph.constants[it->second.index].layout;
     if (baseLayout.dtype != buffer.layout.dtype || !(baseLayout.device == buffer.layout.device))
-      diag.error(p, fmt::format("view '{}' and its base '{}' differ in dtype or device",
+      error(p, fmt::format("view '{}' and its base '{}' differ in dtype or device",
                                 buffer.name, *buffer.viewOf));
   }
 
@@ -1784,10 +1881,10 @@ void Reader::checkGraph(Graph &graph) {
   for (const Constant &constant : graph.constants)
     defined.emplace(constant.name, graph.pointer + "/constants");
 
-  auto lookup = [&](const std::string &name, const std::string &pointer) -> const TensorInfo * {
+  auto lookup = [&](const std::string &name, const Ptr &pointer) -> const TensorInfo * {
     auto it = tensors.find(name);
     if (it == tensors.end()) {
-      diag.error(pointer, fmt::format("unknown buffer '{}'", name));
+      error(pointer, fmt::format("unknown buffer '{}'", name));
       return nullptr;
     }
     return &it->second;
@@ -1802,15 +1899,15 @@ void Reader::checkGraph(Graph &graph) {
   };
   // A tuple buffer may only be returned by an op, unpacked, or returned from
   // the graph; anything else needs one tensor.
-  auto rejectTuple = [&](const std::string &name, const std::string &pointer) {
+  auto rejectTuple = [&](const std::string &name, const Ptr &pointer) {
     if (!isTuple(name))
       return false;
-    diag.error(pointer, fmt::format("buffer '{}' is a tuple of tensors; unpack it with a "
+    error(pointer, fmt::format("buffer '{}' is a tuple of tensors; unpack it with a "
                                     "multi_output node first",
                                     name));
     return true;
   };
-  auto baseOf = [&](const std::string &name) -> std::string {
+  auto baseOf = [&](const std::string &name) -> const std::string & {
     auto it = tensors.find(name);
     if (it != tensors.end() && it->second.kind == TensorKind::Buffer &&
         graph.buffers[it->second.index].viewOf)
@@ -1819,55 +1916,57 @@ void Reader::checkGraph(Graph &graph) {
   };
   // An in-place result takes over its input's storage: the old name is dead.
   std::unordered_map<std::string, std::string> renamedTo;
-  auto renamed = [&](const std::string &name, const std::string &pointer) {
+  auto renamed = [&](const std::string &name, const Ptr &pointer) {
     auto it = renamedTo.find(name);
     if (it == renamedTo.end())
       return false;
-    diag.error(pointer, fmt::format("buffer '{}' is used after an in-place kernel renamed it to "
+    error(pointer, fmt::format("buffer '{}' is used after an in-place kernel renamed it to "
                                     "'{}'; use the new name",
                                     name, it->second));
     return true;
   };
-  auto use = [&](const std::string &name, const std::string &pointer) {
+  auto use = [&](const std::string &name, const Ptr &pointer) {
     const TensorInfo *info = lookup(name, pointer);
     if (!info || renamed(name, pointer))
       return;
     if (isRemoved(*info)) {
-      diag.error(pointer, fmt::format("buffer '{}' was removed by fusion and cannot be used",
+      error(pointer, fmt::format("buffer '{}' was removed by fusion and cannot be used",
                                       name));
       return;
     }
-    std::string base = baseOf(name);
+    const std::string &base = baseOf(name);
     if (!defined.count(name) && !defined.count(base))
-      diag.error(pointer, fmt::format("buffer '{}' is used before it is defined", name));
+      error(pointer, fmt::format("buffer '{}' is used before it is defined", name));
   };
-  auto define = [&](const std::string &name, const std::string &pointer, bool overwrite) {
+  auto define = [&](const std::string &name, const Ptr &pointer, bool overwrite) {
     const TensorInfo *info = lookup(name, pointer);
     if (!info || renamed(name, pointer))
       return;
     if (isRemoved(*info)) {
-      diag.error(pointer, fmt::format("buffer '{}' was removed by fusion and cannot be written",
+      error(pointer, fmt::format("buffer '{}' was removed by fusion and cannot be written",
                                       name));
       return;
     }
     if (info->kind == TensorKind::Constant) {
-      diag.error(pointer, fmt::format("constant '{}' cannot be written", name));
+      error(pointer, fmt::format("constant '{}' cannot be written", name));
       return;
     }
     if (info->kind == TensorKind::Input && !graph.inputs[info->index].mutated) {
-      diag.error(pointer, fmt::format("input '{}' is written but not marked \"mutated\": true",
+      error(pointer, fmt::format("input '{}' is written but not marked \"mutated\": true",
                                       name));
       return;
     }
-    auto [it, inserted] = defined.emplace(name, pointer);
-    if (!inserted && !overwrite)
-      diag.error(pointer, fmt::format("buffer '{}' is defined twice; first at {}", name,
+    auto [it, inserted] = defined.try_emplace(name);
+    if (inserted)
+      it->second = pointer.str();
+    else if (!overwrite)
+      error(pointer, fmt::format("buffer '{}' is defined twice; first at {}", name,
                                       it->second));
-    std::string base = baseOf(name);
-    if (base != name)
-      defined.emplace(base, pointer);
+    const std::string &base = baseOf(name);
+    if (base != name && !defined.count(base))
+      defined.emplace(base, pointer.str());
   };
-  auto useValue = [&](const Value &value, const std::string &pointer, auto &self) -> void {
+  auto useValue = [&](const Value &value, const Ptr &pointer, auto &self) -> void {
     switch (value.kind) {
     case Value::Kind::Buffer:
       use(value.text, pointer + "/buffer");
@@ -1887,31 +1986,32 @@ void Reader::checkGraph(Graph &graph) {
 
   int guardDepth = 0;
   for (Node &node : graph.nodes) {
-    const std::string &p = node.pointer;
+    const Ptr p(node.pointer);
+    const Ptr argTable = p + "/args";
     if (auto *call = std::get_if<KernelCallNode>(&node.body)) {
       const Kernel *kernel = doc->findKernel(call->kernel);
       if (!kernel) {
-        diag.error(p + "/kernel", fmt::format("unknown kernel '{}'; expected the name of an entry "
+        error(p + "/kernel", fmt::format("unknown kernel '{}'; expected the name of an entry "
                                               "in /kernels",
                                               call->kernel));
         continue;
       }
       if (!kernel->configs.empty() && call->config >= kernel->configs.size())
-        diag.error(p + "/config", fmt::format("config index {} is out of range; kernel '{}' has "
+        error(p + "/config", fmt::format("config index {} is out of range; kernel '{}' has "
                                               "{} configs",
                                               call->config, kernel->name, kernel->configs.size()));
       if (kernel->language == KernelLanguage::Triton) {
         if (kernel->gridType == GridType::FixedGrid && !call->grid)
-          diag.error(p, fmt::format("missing field 'grid' in a call of FixedGrid kernel '{}'",
+          error(p, fmt::format("missing field 'grid' in a call of FixedGrid kernel '{}'",
                                     kernel->name));
         if (kernel->gridType != GridType::FixedGrid && call->grid)
-          diag.error(p + "/grid", "a call carries a grid only for kernels with grid_type "
+          error(p + "/grid", "a call carries a grid only for kernels with grid_type "
                                   "FixedGrid");
       }
       std::set<std::string> seenNumels;
       for (const auto &[name, expr] : call->numels)
         if (!seenNumels.insert(name).second)
-          diag.error(p + "/numels", fmt::format("numel '{}' appears twice", name));
+          error(p + "/numels", fmt::format("numel '{}' appears twice", name));
       // Reads happen before writes within one launch.
       // An argument that a later `removed` entry names was removed by fusion:
       // it is never passed, so it neither reads nor defines anything.
@@ -1926,7 +2026,7 @@ void Reader::checkGraph(Graph &graph) {
       };
       for (size_t i = 0; i < call->args.size(); ++i) {
         const KernelArg &arg = call->args[i];
-        std::string ap = child(p + "/args", i);
+        Ptr ap = child(argTable, i);
         if (arg.role != ArgRole::Removed && removedLater(i))
           continue;
         if (arg.role != ArgRole::Size && arg.role != ArgRole::Scalar &&
@@ -1946,7 +2046,7 @@ void Reader::checkGraph(Graph &graph) {
         if (arg.role == ArgRole::Removed) {
           const TensorInfo *info = lookup(arg.buffer, ap + "/buffer");
           if (info && !isRemoved(*info))
-            diag.error(ap + "/buffer",
+            error(ap + "/buffer",
                        fmt::format("argument has role 'removed' but buffer '{}' is not marked "
                                    "\"removed\": true",
                                    arg.buffer));
@@ -1954,7 +2054,7 @@ void Reader::checkGraph(Graph &graph) {
       }
       for (size_t i = 0; i < call->args.size(); ++i) {
         const KernelArg &arg = call->args[i];
-        std::string ap = child(p + "/args", i);
+        Ptr ap = child(argTable, i);
         if (isTuple(arg.buffer) || (arg.role != ArgRole::Removed && removedLater(i)))
           continue;
         if (arg.role == ArgRole::Output)
@@ -1967,16 +2067,16 @@ void Reader::checkGraph(Graph &graph) {
             // Inductor reuses dead intermediates and donated inputs (a
             // backward graph's saved activations) in place; never constants.
             if (in && out && out->kind != TensorKind::Buffer)
-              diag.error(ap + "/result", fmt::format("'{}' is not a buffer", arg.result));
+              error(ap + "/result", fmt::format("'{}' is not a buffer", arg.result));
             else if (in && out && in->kind == TensorKind::Constant)
-              diag.error(ap + "/buffer",
+              error(ap + "/buffer",
                          fmt::format("constant '{}' cannot be reused in place", arg.buffer));
             else if (in && out) {
               const Layout &a = in->kind == TensorKind::Buffer ? graph.buffers[in->index].layout
                                                                : graph.inputs[in->index].layout;
               const Layout &b = graph.buffers[out->index].layout;
               if (a.dtype != b.dtype || !(a.device == b.device))
-                diag.error(ap + "/result",
+                error(ap + "/result",
                            fmt::format("in-place result '{}' differs from '{}' in dtype or device",
                                        arg.result, arg.buffer));
               define(arg.result, ap + "/result", false);
@@ -1987,12 +2087,12 @@ void Reader::checkGraph(Graph &graph) {
       }
     } else if (auto *ext = std::get_if<ExternNode>(&node.body)) {
       for (size_t i = 0; i < ext->args.size(); ++i)
-        useValue(ext->args[i], child(p + "/args", i), useValue);
+        useValue(ext->args[i], (p + "/args").child(i), useValue);
       for (const auto &[key, value] : ext->kwargs)
-        useValue(value, child(p + "/kwargs", key), useValue);
+        useValue(value, (p + "/kwargs").child(key), useValue);
       for (size_t i = 0; i < ext->mutated.size(); ++i) {
-        use(ext->mutated[i], child(p + "/mutated", i));
-        define(ext->mutated[i], child(p + "/mutated", i), true);
+        use(ext->mutated[i], (p + "/mutated").child(i));
+        define(ext->mutated[i], (p + "/mutated").child(i), true);
       }
       if (ext->out) {
         const std::string &name =
@@ -2005,7 +2105,7 @@ void Reader::checkGraph(Graph &graph) {
     } else if (auto *mo = std::get_if<MultiOutputNode>(&node.body)) {
       use(mo->source, p + "/source");
       if (!isTuple(mo->source))
-        diag.error(p + "/source", fmt::format("multi_output source '{}' is not a tuple buffer "
+        error(p + "/source", fmt::format("multi_output source '{}' is not a tuple buffer "
                                               "(\"tuple\": true)",
                                               mo->source));
       define(mo->result, p + "/result", false);
@@ -2016,36 +2116,36 @@ void Reader::checkGraph(Graph &graph) {
       ++guardDepth;
     } else if (std::holds_alternative<DeviceGuardExitNode>(node.body)) {
       if (--guardDepth < 0) {
-        diag.error(p, "device_guard_exit without a matching device_guard_enter");
+        error(p, "device_guard_exit without a matching device_guard_enter");
         guardDepth = 0;
       }
     } else if (auto *cond = std::get_if<CondNode>(&node.body)) {
       useValue(cond->predicate, p + "/predicate", useValue);
       for (size_t i = 0; i < cond->operands.size(); ++i)
-        useValue(cond->operands[i], child(p + "/operands", i), useValue);
+        useValue(cond->operands[i], (p + "/operands").child(i), useValue);
       for (const std::string *name : {&cond->trueGraph, &cond->falseGraph}) {
-        std::string gp = p + (name == &cond->trueGraph ? "/true_graph" : "/false_graph");
+        Ptr gp = p + (name == &cond->trueGraph ? "/true_graph" : "/false_graph");
         const Graph *sub = doc->findSubgraph(*name);
         if (!sub) {
-          diag.error(gp, fmt::format("unknown subgraph '{}'", *name));
+          error(gp, fmt::format("unknown subgraph '{}'", *name));
           continue;
         }
         if (sub == &graph) {
-          diag.error(gp, fmt::format("subgraph '{}' calls itself", *name));
+          error(gp, fmt::format("subgraph '{}' calls itself", *name));
           continue;
         }
         if (sub->inputs.size() != cond->operands.size())
-          diag.error(gp, fmt::format("subgraph '{}' takes {} inputs but the cond passes {}",
+          error(gp, fmt::format("subgraph '{}' takes {} inputs but the cond passes {}",
                                      *name, sub->inputs.size(), cond->operands.size()));
         if (cond->result.empty() && sub->outputs.size() != cond->results.size())
-          diag.error(gp, fmt::format("subgraph '{}' returns {} outputs but the cond has {} results",
+          error(gp, fmt::format("subgraph '{}' returns {} outputs but the cond has {} results",
                                      *name, sub->outputs.size(), cond->results.size()));
       }
       for (size_t i = 0; i < cond->results.size(); ++i)
-        define(cond->results[i], child(p + "/results", i), false);
+        define(cond->results[i], (p + "/results").child(i), false);
       if (!cond->result.empty()) {
         if (!isTuple(cond->result))
-          diag.error(p + "/result", fmt::format("cond result '{}' is not a tuple buffer "
+          error(p + "/result", fmt::format("cond result '{}' is not a tuple buffer "
                                                 "(\"tuple\": true)",
                                                 cond->result));
         define(cond->result, p + "/result", false);
@@ -2053,10 +2153,11 @@ void Reader::checkGraph(Graph &graph) {
     }
   }
   if (guardDepth != 0)
-    diag.error(graph.pointer + "/nodes", "a device_guard_enter has no matching device_guard_exit");
+    error(graph.pointer + "/nodes", "a device_guard_enter has no matching device_guard_exit");
 
+  const Ptr outputTable = graphPtr + "/outputs";
   for (size_t i = 0; i < graph.outputs.size(); ++i) {
-    std::string p = child(graph.pointer + "/outputs", i);
+    Ptr p = child(outputTable, i);
     useValue(graph.outputs[i], p, useValue);
   }
 }

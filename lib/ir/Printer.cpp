@@ -207,6 +207,19 @@ std::string Printer::line(const Line &l) const {
                                module.functions[c.falseFunction].name, values(c.operands));
           },
           [&](const OutputLine &o) { return fmt::format("output ({})", values(o.outputs)); },
+          [&](const PoolAllocateLine &p) {
+            const PoolInfo &pool = module.pool(p.pool);
+            return fmt::format("pool.alloc @{} : {} bytes {}", pool.name, pool.bytes,
+                               graph::deviceName(pool.device));
+          },
+          [&](const AllocateFromPoolLine &a) {
+            return fmt::format("alloc {} : {} from @{} + {}", name(a.buffer),
+                               layout(module.buffer(a.buffer).layout), module.pool(a.pool).name,
+                               a.offset);
+          },
+          [&](const PoolFreeLine &p) {
+            return fmt::format("pool.free @{}", module.pool(p.pool).name);
+          },
       },
       l);
 }

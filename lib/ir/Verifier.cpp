@@ -27,6 +27,9 @@ private:
   const Module &module;
   std::vector<std::string> errors;
   std::vector<State> state;
+  std::vector<State> poolState;
+  std::vector<PoolId> poolOf; ///< by buffer: the pool it was carved from, or kNoPool
+  static constexpr PoolId kNoPool = UINT32_MAX;
   unsigned functionIndex = 0;
   size_t lineIndex = 0;
 
@@ -59,6 +62,79 @@ private:
       fail(fmt::format("use of {} before its definition", name(id)));
     else if (state[id] == State::Freed)
       fail(fmt::format("use of {} after it was freed", name(id)));
+    BufferId storage = module.buffers[id].kind == BufferKind::View ? module.buffers[id].viewBase : id;
+    if (storage < poolOf.size() && poolOf[storage] != kNoPool &&
+        poolState[poolOf[storage]] == State::Freed)
+      fail(fmt::format("use of {} after its pool @{} was freed", name(id),
+                       module.pools[poolOf[storage]].name));
+  }
+
+  bool validPool(PoolId id) {
+    if (id >= module.pools.size()) {
+      fail(fmt::format("dangling pool id {}", id));
+      return false;
+    }
+    if (module.pools[id].function != functionIndex) {
+      fail(fmt::format("pool @{} belongs to another function", module.pools[id].name));
+      return false;
+    }
+    return true;
+  }
+
+  void checkPoolLine(const Line &line) {
+    if (const auto *p = std::get_if<PoolAllocateLine>(&line)) {
+      if (!validPool(p->pool))
+        return;
+      if (poolState[p->pool] != State::Undefined)
+        fail(fmt::format("pool @{} is allocated twice", module.pools[p->pool].name));
+      poolState[p->pool] = State::Live;
+    } else if (const auto *f = std::get_if<PoolFreeLine>(&line)) {
+      if (!validPool(f->pool))
+        return;
+      if (poolState[f->pool] != State::Live)
+        fail(fmt::format("pool @{} is freed while not allocated", module.pools[f->pool].name));
+      poolState[f->pool] = State::Freed;
+    } else if (const auto *a = std::get_if<AllocateFromPoolLine>(&line)) {
+      if (!validPool(a->pool) || !valid(a->buffer))
+        return;
+      const PoolInfo &pool = module.pools[a->pool];
+      const BufferInfo &info = module.buffers[a->buffer];
+      if (poolState[a->pool] != State::Live)
+        fail(fmt::format("{} is carved from pool @{} which is not allocated", name(a->buffer),
+                         pool.name));
+      if (info.kind != BufferKind::Intermediate || info.isTuple)
+        fail(fmt::format("{} is carved from a pool but is not an intermediate tensor",
+                         name(a->buffer)));
+      if (!(info.layout.device == pool.device))
+        fail(fmt::format("{} is on {} but pool @{} is on {}", name(a->buffer),
+                         graph::deviceName(info.layout.device), pool.name,
+                         graph::deviceName(pool.device)));
+      int64_t itemsize = graph::dtypeSize(info.layout.dtype);
+      if (a->offset < 0 || a->offset % itemsize != 0)
+        fail(fmt::format("{} is at offset {} of pool @{}, not a multiple of its item size {}",
+                         name(a->buffer), a->offset, pool.name, itemsize));
+      if (std::optional<int64_t> bytes = staticStorageBytes(info.layout);
+          bytes && a->offset >= 0 && *bytes > pool.bytes - std::min(a->offset, pool.bytes))
+        fail(fmt::format("{} ({} bytes at offset {}) does not fit in pool @{} of {} bytes",
+                         name(a->buffer), *bytes, a->offset, pool.name, pool.bytes));
+      poolOf[a->buffer] = a->pool;
+    }
+  }
+
+  /// The bytes a static layout spans (0 when empty), or nullopt when
+  /// symbolic.
+  static std::optional<int64_t> staticStorageBytes(const graph::Layout &layout) {
+    int64_t extent = 1;
+    for (size_t i = 0; i < layout.size.size(); ++i) {
+      std::optional<int64_t> size = layout.size[i].constant();
+      std::optional<int64_t> stride = layout.stride[i].constant();
+      if (!size || !stride)
+        return std::nullopt;
+      if (*size == 0)
+        return 0;
+      extent += (*size - 1) * *stride;
+    }
+    return extent * graph::dtypeSize(layout.dtype);
   }
 
   void def(BufferId id) {
@@ -75,6 +151,8 @@ private:
     functionIndex = f;
     const Function &function = module.functions[f];
     state.assign(module.buffers.size(), State::Undefined);
+    poolState.assign(module.pools.size(), State::Undefined);
+    poolOf.assign(module.buffers.size(), kNoPool);
     for (BufferId id = 0; id < module.buffers.size(); ++id)
       if (module.buffers[id].function == f && module.buffers[id].kind == BufferKind::Constant)
         state[id] = State::Live;
@@ -99,6 +177,7 @@ private:
           if (target >= module.functions.size() || !module.functions[target].isSubgraph)
             fail(fmt::format("cond refers to function {} which is not a subgraph", target));
       forEachUse(line, [&](BufferId id) { use(id); });
+      checkPoolLine(line);
       if (const auto *free = std::get_if<FreeLine>(&line)) {
         if (free->buffer < state.size() && state[free->buffer] == State::Live)
           state[free->buffer] = State::Freed;
@@ -143,6 +222,10 @@ private:
       fail("a subgraph must start with subgraph.enter and end with subgraph.exit");
     if (!returned)
       fail("function has no output line");
+    for (PoolId p = 0; p < module.pools.size(); ++p)
+      if (module.pools[p].function == f && poolState[p] != State::Freed)
+        fail(fmt::format("pool @{} is {}", module.pools[p].name,
+                         poolState[p] == State::Live ? "never freed" : "never allocated"));
     if (guards != 0)
       fail("unbalanced device guard");
   }

@@ -24,6 +24,9 @@ std::string_view lineKindName(const Line &line) {
           [](const SubgraphExitLine &) { return "subgraph.exit"; },
           [](const CondLine &) { return "cond"; },
           [](const OutputLine &) { return "output"; },
+          [](const PoolAllocateLine &) { return "pool.alloc"; },
+          [](const AllocateFromPoolLine &) { return "alloc_from_pool"; },
+          [](const PoolFreeLine &) { return "pool.free"; },
       },
       line);
 }
@@ -75,6 +78,7 @@ void forEachUse(const Line &line, const std::function<void(BufferId)> &fn) {
 void forEachDef(const Line &line, const std::function<void(BufferId)> &fn) {
   std::visit(Overloaded{
                  [&](const AllocateLine &l) { fn(l.buffer); },
+                 [&](const AllocateFromPoolLine &l) { fn(l.buffer); },
                  [&](const ReuseLine &l) { fn(l.reusedAs); },
                  [&](const ExternKernelAllocLine &l) {
                    if (l.result != kNoBuffer)

@@ -5,12 +5,15 @@
 // 147583 / 148305). wirc computes the same grids once, in the IR, so the
 // Python, C++ and FX emitters print one shared result. A block size the
 // config does not define (a persistent reduction's R0_BLOCK) leaves the numel
-// undivided, as Inductor's GridExpr does.
+// undivided, as Inductor's GridExpr does. A launch that is statically empty
+// under every config is replaced by a comment.
 //
 //===----------------------------------------------------------------------===//
 #include "wirc/passes/Pass.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace wirc::passes {
 
@@ -80,17 +83,25 @@ std::optional<Grid> GridFolder::fold(const graph::KernelConfig &config, size_t c
     grid[1] = ceilDivBy(requireNumel("ynumel"), block("YBLOCK"));
     break;
   case graph::GridType::Grid3D:
-  case graph::GridType::BatchMatmulGrid3D:
     grid[0] = ceilDivBy(requireNumel("xnumel"), block("XBLOCK"));
     grid[1] = ceilDivBy(requireNumel("ynumel"), block("YBLOCK"));
     grid[2] = ceilDivBy(requireNumel("znumel"), block("ZBLOCK"));
     break;
+  case graph::GridType::BatchMatmulGrid3D:
+    // A native batched matmul puts the batch (z) on grid dimension 0, which
+    // has no 65535 limit, and the x tiles on dimension 2.
+    grid[0] = ceilDivBy(requireNumel("znumel"), block("ZBLOCK"));
+    grid[1] = ceilDivBy(requireNumel("ynumel"), block("YBLOCK"));
+    grid[2] = ceilDivBy(requireNumel("xnumel"), block("XBLOCK"));
+    break;
   case graph::GridType::Grid2DWithYZOverflow: {
     // y blocks beyond 65535 are split over z; the kernel recombines them.
+    // With no y blocks there are no slices either: Max(slices, 1) keeps the
+    // y division defined and the grid empty, as Inductor's zero guard does.
     grid[0] = ceilDivBy(requireNumel("xnumel"), block("XBLOCK"));
     sym::Expr yBlocks = ceilDivBy(requireNumel("ynumel"), block("YBLOCK"));
     sym::Expr zSlices = sym::ceilDiv(yBlocks, sym::Expr(kMaxGridYZ));
-    grid[1] = sym::ceilDiv(yBlocks, zSlices);
+    grid[1] = sym::ceilDiv(yBlocks, sym::max(zSlices, sym::Expr(1)));
     grid[2] = zSlices;
     break;
   }
@@ -137,6 +148,12 @@ std::optional<Grid> GridFolder::fold(const graph::KernelConfig &config, size_t c
 
 } // namespace
 
+/// True if the grid has a dimension that is the constant 0.
+static bool isEmpty(const Grid &grid) {
+  return std::any_of(grid.begin(), grid.end(),
+                     [](const sym::Expr &dim) { return dim == sym::Expr(0); });
+}
+
 bool foldLaunchGrids(Module &module, PassContext &ctx) {
   bool ok = true;
   for (Function &function : module.functions) {
@@ -156,6 +173,11 @@ bool foldLaunchGrids(Module &module, PassContext &ctx) {
         }
         call->grids.push_back(std::move(*grid));
       }
+      // A launch that is empty under every config (a static numel of 0) does
+      // nothing whichever config runs, so no emitter prints it. Empty grids
+      // known only at run time are skipped by the launchers.
+      if (!call->grids.empty() && std::all_of(call->grids.begin(), call->grids.end(), isEmpty))
+        line = CommentLine{fmt::format("{}: empty launch grid, launch skipped", kernel.name)};
     }
   }
   return ok;

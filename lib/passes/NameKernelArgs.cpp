@@ -8,10 +8,17 @@
 // issue 146975, PR 147199). Arguments are listed in the order KernelArgs
 // created them, and a `removed` entry sits where the removal happened.
 //
+// A kernel whose source spells its name and parameters with placeholders
+// (KERNEL_NAME, PARAM_0, ...) gets the names assigned here written into the
+// source, so every emitter embeds a source that agrees with its calls.
+//
 //===----------------------------------------------------------------------===//
 #include "wirc/passes/Pass.h"
 
 #include <fmt/format.h>
+
+#include <map>
+#include <optional>
 
 namespace wirc::passes {
 
@@ -63,10 +70,148 @@ struct ArgCounters {
   }
 };
 
+/// The token a source uses for its kernel name (Inductor's own placeholder).
+constexpr std::string_view kKernelNameToken = "KERNEL_NAME";
+/// The prefix of a parameter placeholder: PARAM_0, PARAM_1, ...
+constexpr std::string_view kParamPrefix = "PARAM_";
+
+bool isWordChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/// The index of a parameter placeholder, or nullopt when \p token is not
+/// PARAM_ followed by a decimal number without leading zeros.
+std::optional<size_t> placeholderIndex(std::string_view token) {
+  std::string_view digits = token.substr(kParamPrefix.size());
+  if (digits.empty() || digits.size() > 9 || (digits.size() > 1 && digits[0] == '0'))
+    return std::nullopt;
+  size_t index = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9')
+      return std::nullopt;
+    index = index * 10 + static_cast<size_t>(c - '0');
+  }
+  return index;
+}
+
+/// Fills the placeholders of the kernels that use them with the names the
+/// first call of each kernel got; later calls must agree with that call.
+class PlaceholderFiller {
+public:
+  PlaceholderFiller(Module &module, PassContext &ctx) : module(module), ctx(ctx) {}
+
+  /// Handles one named call of a kernel with placeholders.
+  bool visit(const KernelCallLine &call) {
+    std::vector<std::string> names;
+    for (const CallArg &arg : call.args)
+      if (arg.role != graph::ArgRole::Removed)
+        names.push_back(arg.param);
+    auto [it, first] = filled.try_emplace(call.kernel, Filled{names, call.origin});
+    if (!first) {
+      if (it->second.names == names)
+        return true;
+      ctx.diag.error(call.origin,
+                     fmt::format("kernel '{}' uses placeholders and is called here with ({}) but "
+                                 "at {} with ({}); all its calls must name their parameters alike",
+                                 module.kernel(call.kernel).name, join(names), it->second.origin,
+                                 join(it->second.names)));
+      return false;
+    }
+    return fill(module.kernels.at(call.kernel), call, names);
+  }
+
+private:
+  struct Filled {
+    std::vector<std::string> names;
+    std::string origin;
+  };
+  Module &module;
+  PassContext &ctx;
+  std::map<KernelId, Filled> filled;
+
+  static std::string join(const std::vector<std::string> &names) {
+    std::string s;
+    for (const std::string &n : names)
+      s += (s.empty() ? "" : ", ") + n;
+    return s;
+  }
+
+  /// Rewrites the source (and the signature's placeholder names) token by
+  /// token: only whole words are placeholders, so PARAM_1 never matches
+  /// inside PARAM_10 or MY_PARAM_1.
+  bool fill(graph::Kernel &kernel, const KernelCallLine &call,
+            const std::vector<std::string> &names) {
+    std::string pointer = fmt::format("/kernels/{}", call.kernel);
+    const std::string &source = kernel.source;
+    std::string out;
+    out.reserve(source.size());
+    std::vector<bool> used(names.size(), false);
+    bool ok = true;
+    size_t line = 1, lineStart = 0;
+    for (size_t i = 0; i < source.size();) {
+      if (!isWordChar(source[i])) {
+        if (source[i] == '\n') {
+          ++line;
+          lineStart = i + 1;
+        }
+        out += source[i++];
+        continue;
+      }
+      size_t end = i;
+      while (end < source.size() && isWordChar(source[end]))
+        ++end;
+      std::string_view token(source.data() + i, end - i);
+      if (token == kKernelNameToken) {
+        out += kernel.entryName();
+      } else if (token.starts_with(kParamPrefix)) {
+        std::optional<size_t> index = placeholderIndex(token);
+        if (index && *index < names.size()) {
+          out += names[*index];
+          used[*index] = true;
+        } else {
+          ctx.diag.error(pointer + "/source",
+                         fmt::format("unknown placeholder '{}' at line {}, column {} of the source "
+                                     "of kernel '{}'; its call at {} passes {} parameters{}",
+                                     token, line, i - lineStart + 1, kernel.name, call.origin,
+                                     names.size(),
+                                     names.empty() ? std::string()
+                                                   : fmt::format(" (PARAM_0 to PARAM_{})",
+                                                                 names.size() - 1)));
+          ok = false;
+        }
+      } else {
+        out += token;
+      }
+      i = end;
+    }
+    for (size_t k = 0; k < names.size(); ++k) {
+      if (used[k])
+        continue;
+      ctx.diag.error(pointer + "/source",
+                     fmt::format("the source of kernel '{}' has no placeholder PARAM_{} for its "
+                                 "parameter '{}' (argument {} of the call at {})",
+                                 kernel.name, k, names[k], k, call.origin));
+      ok = false;
+    }
+    if (!ok)
+      return false;
+    kernel.source = std::move(out);
+    for (graph::KernelParam &param : kernel.signature) {
+      if (!param.name.starts_with(kParamPrefix))
+        continue;
+      std::optional<size_t> index = placeholderIndex(param.name);
+      if (index && *index < names.size())
+        param.name = names[*index];
+    }
+    return true;
+  }
+};
+
 } // namespace
 
 bool nameKernelArgs(Module &module, PassContext &ctx) {
   bool ok = true;
+  PlaceholderFiller placeholders(module, ctx);
   for (Function &function : module.functions) {
     for (Line &line : function.lines) {
       auto *call = std::get_if<KernelCallLine>(&line);
@@ -84,6 +229,10 @@ bool nameKernelArgs(Module &module, PassContext &ctx) {
                          "a scalar argument needs a \"name\": its parameter name in the kernel");
           ok = false;
         }
+      }
+      if (kernel.placeholders && !placeholders.visit(*call)) {
+        ok = false;
+        continue;
       }
       if (kernel.signature.empty())
         continue;

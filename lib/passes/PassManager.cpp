@@ -59,11 +59,14 @@ bool runPipeline(const std::vector<const PassInfo *> &pipeline, ir::Module &modu
     timings.emplace_back(pass->name, ms);
     if (!ok)
       return false;
-    if (std::vector<std::string> errors = ir::verifyModule(module); !errors.empty()) {
-      std::string message = fmt::format("pass '{}' produced malformed Wrapper IR:", pass->name);
-      for (const std::string &error : errors)
-        message += "\n  " + error;
-      throw InternalError(message);
+    // Without verifyEach the pipeline's own verify pass checks the final IR.
+    if (instrumentation.verifyEach) {
+      if (std::vector<std::string> errors = ir::verifyModule(module); !errors.empty()) {
+        std::string message = fmt::format("pass '{}' produced malformed Wrapper IR:", pass->name);
+        for (const std::string &error : errors)
+          message += "\n  " + error;
+        throw InternalError(message);
+      }
     }
     bool print = instrumentation.printAfterAll ||
                  std::find(instrumentation.printAfter.begin(), instrumentation.printAfter.end(),

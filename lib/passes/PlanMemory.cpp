@@ -9,10 +9,19 @@
 // (symbolic sizes compared structurally), unless keeping that storage alive
 // from its free to the allocation would raise the estimated peak.
 //
+// With pool or arena, static-size intermediates are then carved from one
+// pool per device (MemoryPlanning.cpp). Every strategy records its figures
+// in Module::memoryStats.
+//
 //===----------------------------------------------------------------------===//
 #include "wirc/passes/Pass.h"
 
+#include "MemoryPlanning.h"
+
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -139,8 +148,11 @@ sym::Expr storageElements(const graph::Layout &layout) {
   return sym::simplify(extent);
 }
 
-/// Turns free-then-allocate pairs into reuse lines, LIFO per key.
-void reuseBuffers(Module &module, Function &function) {
+/// Turns free-then-allocate pairs into reuse lines, LIFO per key. An
+/// allocation takes a freed buffer's storage over only if \p mayTakeOver
+/// allows it (null: always).
+void reuseBuffers(Module &module, Function &function,
+                  const std::function<bool(BufferId)> &mayTakeOver = nullptr) {
   const sym::SymbolValues hints = module.hints();
   auto reusable = [&](BufferId b) {
     const BufferInfo &info = module.buffer(b);
@@ -180,6 +192,10 @@ void reuseBuffers(Module &module, Function &function) {
   for (size_t i = 0; i < function.lines.size(); ++i) {
     if (const auto *a = std::get_if<AllocateLine>(&function.lines[i]))
       current += bytesAtHints(a->buffer);
+    // A tensor an extern kernel returns is live too: its free below
+    // subtracts it.
+    else if (BufferId r = memory::returnedStorage(module, function.lines[i]); r != kNoBuffer)
+      current += bytesAtHints(r);
     else if (const auto *f = std::get_if<FreeLine>(&function.lines[i]);
              f && reusable(f->buffer))
       current -= bytesAtHints(f->buffer);
@@ -200,7 +216,7 @@ void reuseBuffers(Module &module, Function &function) {
       continue;
     }
     const auto *a = std::get_if<AllocateLine>(&line);
-    if (!a || !reusable(a->buffer))
+    if (!a || !reusable(a->buffer) || (mayTakeOver && !mayTakeOver(a->buffer)))
       continue;
     auto it = pool.find(keyOf(a->buffer));
     if (it == pool.end() || it->second.empty())
@@ -226,11 +242,89 @@ void reuseBuffers(Module &module, Function &function) {
 
 } // namespace
 
+std::string_view memoryPlanName(MemoryPlan plan) {
+  switch (plan) {
+  case MemoryPlan::None:
+    return "none";
+  case MemoryPlan::Reuse:
+    return "reuse";
+  case MemoryPlan::Pool:
+    return "pool";
+  case MemoryPlan::Arena:
+    return "arena";
+  }
+  return "?";
+}
+
+std::string formatMemoryStats(const Module &module) {
+  std::string out;
+  for (const MemoryPlanStats &s : module.memoryStats) {
+    double ratio = s.lowerBound > 0 ? static_cast<double>(s.peak) / s.lowerBound : 1.0;
+    std::string kept = s.method == s.strategy ? "" : fmt::format(" (kept {})", s.method);
+    out += fmt::format("wirc: memory: @{} {} {}{}: lower bound {} B, peak {} B ({:.4f}x), {} "
+                       "pool{}\n",
+                       s.function, s.device, s.strategy, kept, s.lowerBound, s.peak, ratio,
+                       s.pools, s.pools == 1 ? "" : "s");
+    if (!s.lowerBoundExpr.empty())
+      out += fmt::format("wirc: memory: @{} {} lower bound = {}\n", s.function, s.device,
+                         s.lowerBoundExpr);
+    if (!s.peakExpr.empty())
+      out += fmt::format("wirc: memory: @{} {} peak = {}\n", s.function, s.device, s.peakExpr);
+  }
+  return out;
+}
+
 bool planMemory(Module &module, PassContext &ctx) {
-  for (Function &function : module.functions) {
+  const MemoryPlan strategy = ctx.options.memoryPlan;
+  module.memoryStats.clear();
+  for (unsigned f = 0; f < module.functions.size(); ++f) {
+    Function &function = module.functions[f];
     planFunction(module, function);
-    if (ctx.options.memoryPlan == MemoryPlan::Reuse)
+    memory::StorageSizes sizes(module);
+    memory::recordLowerBounds(module, f, sizes);
+    std::string_view method = memoryPlanName(strategy);
+    switch (strategy) {
+    case MemoryPlan::None:
+      break;
+    case MemoryPlan::Reuse:
       reuseBuffers(module, function);
+      break;
+    case MemoryPlan::Pool:
+      // Inductor's pool planner works on the lines its reuse planner left:
+      // a reuse chain is one allocation.
+      reuseBuffers(module, function);
+      if (!memory::placeInPools(module, f, strategy, ctx.options, ctx.diag))
+        return false;
+      break;
+    case MemoryPlan::Arena: {
+      // Reuse planned alone, kept as the fallback.
+      Function reused = function;
+      reuseBuffers(module, reused);
+      // The arena places static-size intermediates. Buffers of symbolic
+      // size keep reuse, and so do the reuse chains that end in an output:
+      // an output that takes a dead intermediate's storage over costs no
+      // bytes, while an arena alive next to it would.
+      memory::StorageGroups chains = memory::collectGroups(module, reused);
+      const size_t numPools = module.pools.size();
+      reuseBuffers(module, function, [&](BufferId b) {
+        uint32_t g = chains.groupOf[b];
+        return !sizes.of(b).isStatic || (g != memory::kNoGroup && chains.groups[g].pinned);
+      });
+      if (!memory::placeInPools(module, f, strategy, ctx.options, ctx.diag))
+        return false;
+      // The arena never costs more than reuse: where its peak at the size
+      // hints is higher, the function keeps the reuse plan.
+      if (memory::totalPeak(module, reused, sizes) < memory::totalPeak(module, function, sizes)) {
+        function = std::move(reused);
+        module.pools.resize(numPools);
+        method = "reuse";
+      }
+      break;
+    }
+    }
+    memory::recordPeaks(module, f, sizes, strategy, method);
+    if (ctx.options.verifyPlan)
+      memory::verifyPlans(module, f, strategy);
   }
   return true;
 }

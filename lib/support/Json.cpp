@@ -2,6 +2,7 @@
 #include "wirc/support/Json.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstring>
 #include <fmt/format.h>
@@ -245,11 +246,27 @@ private:
 
   /// Parses a string at the opening quote. Strings without escapes stay
   /// views into the source.
+  /// Printable ASCII other than '"' and '\\': bytes a string copies as is.
+  static constexpr std::array<bool, 256> kPlain = [] {
+    std::array<bool, 256> plain{};
+    for (unsigned c = 0x20; c < 0x80; ++c)
+      plain[c] = c != '"' && c != '\\';
+    return plain;
+  }();
+
   bool parseString(std::string_view &out) {
     ++pos; // opening quote
     size_t start = pos;
     std::string *decoded = nullptr;
     while (true) {
+      // Most of a document is plain ASCII: skip runs of it in a tight loop
+      // and copy them in one piece.
+      size_t run = pos;
+      while (run < text.size() && kPlain[static_cast<unsigned char>(text[run])])
+        ++run;
+      if (decoded)
+        decoded->append(text.data() + pos, run - pos);
+      pos = run;
       if (pos >= text.size())
         return fail("unterminated string");
       unsigned char c = static_cast<unsigned char>(text[pos]);

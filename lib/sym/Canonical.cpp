@@ -28,6 +28,7 @@ using detail::isKind;
 using detail::makeNode;
 using detail::makeTerm;
 using detail::opsOf;
+using detail::SmallVec;
 
 namespace {
 
@@ -68,34 +69,41 @@ std::span<const Expr> termsOf(const Expr &e) {
   return {&e, 1};
 }
 
-// Sorts items that arrive as sorted runs: one run needs nothing, two are
-// merged in linear time (the a + b case), more are sorted.
-template <typename T, typename Less>
-void sortRuns(std::vector<T> &items, const std::vector<size_t> &runStarts,
-              Less less) {
+// Sorts items that arrive as sorted runs. Adjacent runs already in order
+// join first (one comparison each), so re-canonicalising a sorted operand list
+// sorts nothing; one run left needs nothing, two are merged in linear time
+// (the a + b case), more are sorted.
+template <typename Items, typename Runs, typename Less>
+void sortRuns(Items &items, Runs &runStarts, Less less) {
+  size_t kept = runStarts.empty() ? 0 : 1;
+  for (size_t k = 1; k < runStarts.size(); ++k) {
+    size_t start = runStarts[k];
+    if (less(items[start], items[start - 1]))
+      runStarts[kept++] = start;
+  }
+  runStarts.resize(kept);
   if (runStarts.size() <= 1)
     return;
+  auto first = items.begin(), last = items.end();
   if (runStarts.size() == 2) {
-    auto mid = items.begin() + static_cast<ptrdiff_t>(runStarts[1]);
+    auto mid = first + static_cast<ptrdiff_t>(runStarts[1]);
     // One short run (s + t with t a single term): binary-search insertion
     // costs O(log n) comparisons instead of the merge's O(n).
     constexpr ptrdiff_t kShortRun = 4;
-    if (items.end() - mid <= kShortRun) {
-      for (auto it = mid; it != items.end(); ++it)
-        std::rotate(std::upper_bound(items.begin(), it, *it, less), it,
-                    it + 1);
+    if (last - mid <= kShortRun) {
+      for (auto it = mid; it != last; ++it)
+        std::rotate(std::upper_bound(first, it, *it, less), it, it + 1);
       return;
     }
-    if (mid - items.begin() <= kShortRun) {
-      for (auto it = mid; it != items.begin(); --it)
-        std::rotate(it - 1, it,
-                    std::lower_bound(it, items.end(), *(it - 1), less));
+    if (mid - first <= kShortRun) {
+      for (auto it = mid; it != first; --it)
+        std::rotate(it - 1, it, std::lower_bound(it, last, *(it - 1), less));
       return;
     }
-    std::inplace_merge(items.begin(), mid, items.end(), less);
+    std::inplace_merge(first, mid, last, less);
     return;
   }
-  std::stable_sort(items.begin(), items.end(), less);
+  std::stable_sort(first, last, less);
 }
 
 //===----------------------------------------------------------------------===//
@@ -121,7 +129,8 @@ struct TermRef {
 Expr sumImpl(std::span<const Expr> operands) {
   int64_t constant = 0;
   std::vector<TermRef> terms;
-  std::vector<size_t> runStarts;
+  terms.reserve(operands.size());
+  SmallVec<size_t, 8> runStarts;
   for (const Expr &op : operands) {
     bool started = false;
     for (const Expr &t : termsOf(op)) {
@@ -181,8 +190,8 @@ Expr distribute(int64_t c, const Expr &sumExpr) {
 
 Expr productImpl(std::span<const Expr> operands) {
   int64_t coefficient = 1;
-  std::vector<const Expr *> factors;
-  std::vector<size_t> runStarts;
+  SmallVec<const Expr *, 8> factors;
+  SmallVec<size_t, 8> runStarts;
   for (const Expr &op : operands)
     if (op.isConstant() && intValue(op) == 0)
       return 0;

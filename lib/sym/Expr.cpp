@@ -9,6 +9,7 @@
 #include "ExprImpl.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <utility>
 
@@ -256,13 +257,20 @@ Expr rebuild(const Expr &e, const Replacements &repl, bool always) {
     return it == repl.end() ? e : it->second;
   }
   std::span<const Expr> ops = e.operands();
-  std::vector<Expr> newOps;
-  newOps.reserve(ops.size());
+  // Most nodes have a few operands: keep them on the stack.
+  constexpr size_t kInlineOps = 6;
+  std::array<Expr, kInlineOps> inlineOps;
+  std::vector<Expr> heapOps;
+  if (ops.size() > kInlineOps)
+    heapOps.resize(ops.size());
+  std::span<Expr> newOps = ops.size() > kInlineOps
+                               ? std::span<Expr>(heapOps)
+                               : std::span<Expr>(inlineOps.data(), ops.size());
   bool changed = false;
-  for (const Expr &op : ops) {
-    newOps.push_back(rebuild(op, repl, always));
-    changed = changed || Access::node(newOps.back()) != Access::node(op) ||
-              Access::value(newOps.back()) != Access::value(op);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    newOps[i] = rebuild(ops[i], repl, always);
+    changed = changed || Access::node(newOps[i]) != Access::node(ops[i]) ||
+              Access::value(newOps[i]) != Access::value(ops[i]);
   }
   if (!changed && !always)
     return e;

@@ -10,7 +10,10 @@
 #include "wirc/sym/Expr.h"
 
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace wirc::sym::detail {
@@ -24,6 +27,52 @@ struct Node {
   std::string name;
   /// Operands in canonical order.
   std::vector<Expr> ops;
+};
+
+/// A vector of trivially copyable items that keeps its first \p N items
+/// inline: canonicalising a term (a few factors) then allocates nothing for
+/// its scratch lists.
+template <typename T, size_t N> class SmallVec {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+public:
+  SmallVec() = default;
+  SmallVec(const SmallVec &) = delete;
+  SmallVec &operator=(const SmallVec &) = delete;
+
+  void push_back(T item) {
+    if (count == capacity)
+      grow();
+    items[count++] = item;
+  }
+  void resize(size_t n) {
+    while (capacity < n)
+      grow();
+    count = n;
+  }
+  T *begin() { return items; }
+  T *end() { return items + count; }
+  const T *begin() const { return items; }
+  const T *end() const { return items + count; }
+  T &operator[](size_t i) { return items[i]; }
+  const T &operator[](size_t i) const { return items[i]; }
+  size_t size() const { return count; }
+  bool empty() const { return count == 0; }
+
+private:
+  void grow() {
+    capacity *= 2;
+    auto bigger = std::make_unique<T[]>(capacity);
+    std::memcpy(bigger.get(), items, count * sizeof(T));
+    heap = std::move(bigger);
+    items = heap.get();
+  }
+
+  T inlineItems[N];
+  T *items = inlineItems;
+  size_t count = 0;
+  size_t capacity = N;
+  std::unique_ptr<T[]> heap;
 };
 
 /// Friend of Expr: the only way to build nodes or look inside.

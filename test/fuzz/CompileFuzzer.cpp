@@ -51,14 +51,12 @@ void compileAndEmit(const graph::Document &document, const passes::CompileOption
   std::vector<emit::EmitOptions> variants(3);
   variants[1].fxLegacyGrid = true;
   variants[2].fxBackend = "backends.example:compile";
-  for (const emit::EmitKindInfo &info : emit::emitKinds()) {
-    if (!info.implemented)
-      continue;
+  for (const emit::EmitterInfo *info : emit::registeredEmitters()) {
     for (const emit::EmitOptions &emitOptions : variants) {
       try {
-        std::string first = emit::emitModule(info.kind, module, emitOptions);
+        std::string first = info->emit(module, emitOptions);
         // Output must be a function of the module alone.
-        if (emit::emitModule(info.kind, module, emitOptions) != first)
+        if (info->emit(module, emitOptions) != first)
           finding("emitting the same module twice gave different text");
       } catch (const NotImplementedError &) {
         // A construct this target cannot express: exit code 3, not a bug.

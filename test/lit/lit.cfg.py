@@ -22,6 +22,11 @@ config.substitutions.append(("%not", config.not_tool))
 config.substitutions.append(
     ("%expect-exit", config.python_executable + " " + os.path.join(config.test_source_root, "expect_exit.py")))
 
+# Sanitizer builds reserve terabytes of address space, so tests that cap the
+# address space cannot run there.
+if "-fsanitize=address" not in getattr(config, "cxx_flags", ""):
+    config.available_features.add("address-space-limit")
+
 # C++ wrappers are compiled against the CUDA headers and linked against the
 # driver's stub library when the toolkit is installed.
 config.substitutions.append(("%cxx", config.cxx))
@@ -31,3 +36,13 @@ if config.cuda_root and os.path.exists(os.path.join(config.cuda_root, "include",
     config.substitutions.append(("%cuda_include", os.path.join(config.cuda_root, "include")))
     stub = os.path.join(config.cuda_root, "lib64", "stubs")
     config.substitutions.append(("%cuda_stub_lib", f"-L{stub} -lcuda"))
+
+# Kernel compilation (lib/cuda): nvJitLink and NVRTC, and LLVM's NVPTX backend.
+if config.cuda_root and config.kernel_compiler:
+    config.available_features.add("cuda-compiler")
+    config.substitutions.append(("%cuda_root", config.cuda_root))
+if config.llvm_nvptx:
+    config.available_features.add("llvm-nvptx")
+config.substitutions.append(
+    ("%kernelbench", config.python_executable + " " +
+     os.path.join(config.wirc_source_root, "tools", "kernelbench", "kernelbench.py")))

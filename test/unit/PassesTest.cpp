@@ -318,13 +318,15 @@ using G = std::vector<std::optional<int64_t>>;
 TEST_CASE("launch grids fold per grid type", "[fold-launch-grids]") {
   CHECK(foldedGrid("Grid1D", {{"XBLOCK", 128}}, {{"xnumel", 1000}}) == G{8, 1, 1});
   CHECK(foldedGrid("Grid1D", {{"XBLOCK", 128}}, {{"xnumel", 1024}}) == G{8, 1, 1});
-  CHECK(foldedGrid("Grid1D", {{"XBLOCK", 128}}, {{"xnumel", 0}}) == G{0, 1, 1});
   // A persistent reduction has no R0_BLOCK; a missing XBLOCK leaves the numel.
   CHECK(foldedGrid("Grid1D", Json::object(), {{"xnumel", 5}, {"r0_numel", 129}}) == G{5, 1, 1});
   CHECK(foldedGrid("Grid2D", {{"XBLOCK", 16}, {"YBLOCK", 32}},
                    {{"xnumel", 100}, {"ynumel", 100}}) == G{7, 4, 1});
   CHECK(foldedGrid("Grid3D", {{"XBLOCK", 16}, {"YBLOCK", 4}, {"ZBLOCK", 2}},
                    {{"xnumel", 16}, {"ynumel", 5}, {"znumel", 3}}) == G{1, 2, 2});
+  // A batched matmul puts z (the batch) on grid dimension 0 and x on 2.
+  CHECK(foldedGrid("BatchMatmulGrid3D", {{"XBLOCK", 16}, {"YBLOCK", 4}, {"ZBLOCK", 2}},
+                   {{"xnumel", 16}, {"ynumel", 5}, {"znumel", 3}}) == G{2, 2, 1});
   CHECK(foldedGrid("CooperativeReductionGrid", {{"XBLOCK", 1}, {"RSPLIT", 8}},
                    {{"xnumel", 3}, {"r0_numel", 4096}}) == G{8, 3, 1});
   CHECK(foldedGrid("SplitScanGrid", {{"R0_BLOCK", 1024}}, {{"xnumel", 6}, {"r0_numel", 5000}}) ==
@@ -333,6 +335,37 @@ TEST_CASE("launch grids fold per grid type", "[fold-launch-grids]") {
         G{3, 2, 1});
   CHECK(foldedGrid("PrecomputedGrid", {{"XBLOCK", 64}}, {{"xnumel", 64}},
                    {{"config_grid", {9, 1, 1}}}) == G{9, 1, 1});
+}
+
+TEST_CASE("a launch empty under every config is dropped", "[fold-launch-grids]") {
+  // The lines of a one-launch graph after the pipeline: (calls, comments).
+  auto launches = [](Json k, Json numels) {
+    Json call = {{"op", "kernel_call"}, {"kernel", "k0"},
+                 {"args", {{{"role", "output"}, {"buffer", "buf0"}}}}, {"numels", numels}};
+    Json json = document(Json::array(), {tensor("buf0", 8)}, {k}, {call}, {{{"buffer", "buf0"}}});
+    DiagnosticEngine diag;
+    auto doc = readOk(json, diag);
+    ir::Module module;
+    REQUIRE(test::compile(*doc, module, diag));
+    std::pair<int, std::vector<std::string>> seen;
+    for (const ir::Line &line : module.main().lines) {
+      seen.first += std::holds_alternative<ir::KernelCallLine>(line);
+      if (auto *c = std::get_if<ir::CommentLine>(&line))
+        seen.second.push_back(c->text);
+    }
+    return seen;
+  };
+  auto empty = launches(kernel("k0"), {{"xnumel", 0}});
+  CHECK(empty.first == 0);
+  CHECK(empty.second == std::vector<std::string>{"k0: empty launch grid, launch skipped"});
+  CHECK(launches(kernel("k0"), {{"xnumel", 1}}).first == 1);
+  // Empty under one config only: the launcher may pick the other one.
+  Json k = kernel("k0", "PrecomputedGrid", {{"XBLOCK", 64}});
+  k["configs"][0]["grid"] = {0, 1, 1};
+  k["configs"].push_back({{"kwargs", {{"XBLOCK", 128}}}, {"grid", {4, 1, 1}}});
+  CHECK(launches(k, {{"xnumel", 64}}).first == 1);
+  k["configs"][1]["grid"] = {4, 0, 1};
+  CHECK(launches(k, {{"xnumel", 64}}).first == 0);
 }
 
 TEST_CASE("y blocks past 65535 overflow into z", "[fold-launch-grids]") {

@@ -10,6 +10,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <random>
+
 using namespace wirc::sym;
 using namespace wirc::symtest;
 
@@ -179,5 +182,90 @@ TEST_CASE("sym property: algebraic laws hold structurally", "[sym][property]") {
     REQUIRE((compare(a, b) == 0) == (a == b));
     if (a == b)
       REQUIRE(a.hash() == b.hash());
+  }
+}
+
+namespace {
+
+/// Nodes of the expression tree, shared subtrees counted each time.
+size_t treeSize(const Expr &e) {
+  size_t n = 1;
+  for (const Expr &op : e.operands())
+    n += treeSize(op);
+  return n;
+}
+
+/// Ten rounds of simplify leave \p e unchanged: same expression, same size.
+void checkFixpoint(const Expr &e) {
+  INFO("expr: " << toString(e));
+  Expr once = simplify(e);
+  size_t size = treeSize(once);
+  Expr again = once;
+  for (int round = 0; round < 10; ++round) {
+    again = simplify(again);
+    REQUIRE(again == once);
+    REQUIRE(treeSize(again) == size);
+  }
+  REQUIRE(toString(again) == toString(once));
+}
+
+} // namespace
+
+// simplify(simplify(e)) == simplify(e) and the size never grows, for random
+// trees, for big sums shaped like index expressions (the benchmark's), in
+// any term order, and for deep nesting, whose size must stay linear.
+TEST_CASE("sym property: repeated simplification is a fixpoint", "[sym][property]") {
+  SECTION("random trees") {
+    RandomExprGen gen(0xf1c5);
+    for (int i = 0; i < 500; ++i)
+      checkFixpoint(toExpr(gen.tree(static_cast<int>(gen.pickIn(1, 6)))));
+  }
+
+  SECTION("big sums in any order") {
+    std::mt19937_64 rng(42);
+    std::vector<Expr> symbols;
+    for (int i = 0; i < 16; ++i)
+      symbols.push_back(Expr::symbol("s" + std::to_string(i)));
+    std::vector<Expr> terms;
+    for (int i = 0; i < 3000; ++i) {
+      Expr term(static_cast<int64_t>(rng() % 7) - 3);
+      for (int k = 0, n = 1 + static_cast<int>(rng() % 3); k < n; ++k)
+        term = term * symbols[rng() % symbols.size()];
+      if (rng() % 4 == 0)
+        term = floorDiv(term, Expr(static_cast<int64_t>(2 + rng() % 6)));
+      else if (rng() % 5 == 0)
+        term = ceilDiv(term + 1, Expr(static_cast<int64_t>(2 + rng() % 6)));
+      terms.push_back(term);
+    }
+    Expr e = sum(terms);
+    checkFixpoint(e);
+    // The canonical order does not depend on the order terms arrive in,
+    // already sorted, reversed or shuffled, nor on building pairwise.
+    std::vector<Expr> sorted(e.operands().begin(), e.operands().end());
+    CHECK(sum(sorted) == e);
+    std::vector<Expr> reversed(sorted.rbegin(), sorted.rend());
+    CHECK(sum(reversed) == e);
+    std::shuffle(terms.begin(), terms.end(), rng);
+    CHECK(sum(terms) == e);
+    Expr pairwise = 0;
+    for (const Expr &t : terms)
+      pairwise = pairwise + t;
+    CHECK(pairwise == e);
+  }
+
+  SECTION("deep nesting stays linear") {
+    Expr s0 = Expr::symbol("s0");
+    Expr e = s0;
+    size_t previous = treeSize(e);
+    for (int depth = 1; depth <= 300; ++depth) {
+      e = floorDiv(e + 3, Expr(2)) + ceilDiv(s0, Expr(4));
+      size_t size = treeSize(e);
+      // Each level adds at most the few nodes it wraps the previous level
+      // in: linear, not exponential, growth.
+      REQUIRE(size > previous);
+      REQUIRE(size - previous <= 10);
+      previous = size;
+    }
+    checkFixpoint(e);
   }
 }

@@ -1,8 +1,10 @@
 //===- ExprBench.cpp - Speed and growth of symbolic expressions -----------===//
 //
 // Prints, for expressions of 1k to 100k terms, the time to build, simplify
-// and print them (Python, C++, FX), and checks that repeated simplification
-// keeps the size bounded. Figures go to docs/performance.md.
+// and print them (Python, C++, FX), and the expression's size (tree nodes)
+// after one and after ten rounds of simplification: equal sizes and equal
+// expressions show that repeated simplification does not grow it. Figures go
+// to docs/performance.md.
 //
 // usage: wirc-exprbench [REPEATS [MAX_TERMS]]
 //
@@ -19,6 +21,14 @@ using namespace wirc::sym;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+/// Nodes of the expression tree, shared subtrees counted each time.
+size_t treeSize(const Expr &e) {
+  size_t n = 1;
+  for (const Expr &op : e.operands())
+    n += treeSize(op);
+  return n;
+}
 
 double ms(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -52,13 +62,16 @@ std::vector<Expr> randomTerms(size_t terms, uint64_t seed) {
 int main(int argc, char **argv) {
   int repeats = argc > 1 ? std::atoi(argv[1]) : 3;
   size_t maxTerms = argc > 2 ? static_cast<size_t>(std::atoll(argv[2])) : 100000;
-  std::printf("%8s %10s %12s %10s %10s %10s %10s %14s\n", "terms", "build ms", "simplify ms",
-              "python ms", "cpp ms", "fx ms", "total ms", "size stable");
+  std::printf("%8s %10s %12s %10s %10s %10s %10s %10s %10s %7s\n", "terms", "build ms",
+              "simplify ms", "python ms", "cpp ms", "fx ms", "total ms", "nodes x1", "nodes x10",
+              "stable");
+  bool failed = false;
   for (size_t terms : {size_t(1000), size_t(10000), size_t(100000)}) {
     if (terms > maxTerms)
       break;
     double best[5] = {1e30, 1e30, 1e30, 1e30, 1e30};
     bool stable = true;
+    size_t nodesOnce = 0, nodesTen = 0;
     for (int r = 0; r < repeats; ++r) {
       std::vector<Expr> parts = randomTerms(terms, 7 + terms);
       auto t0 = Clock::now();
@@ -77,10 +90,12 @@ int main(int argc, char **argv) {
       size_t fx = printFx(s).size();
       double tfx = ms(t0);
       // Simplifying a simplified expression changes nothing: no growth.
-      std::string once = toString(s);
-      for (int k = 0; k < 3; ++k)
+      Expr once = s;
+      nodesOnce = treeSize(once);
+      for (int k = 1; k < 10; ++k)
         s = simplify(s);
-      stable &= toString(s) == once;
+      nodesTen = treeSize(s);
+      stable &= s == once && nodesTen == nodesOnce && toString(s) == toString(once);
       (void)py;
       (void)cpp;
       (void)fx;
@@ -88,9 +103,28 @@ int main(int argc, char **argv) {
       for (int k = 0; k < 5; ++k)
         best[k] = std::min(best[k], times[k]);
     }
-    std::printf("%8zu %10.2f %12.2f %10.2f %10.2f %10.2f %10.2f %14s\n", terms, best[0], best[1],
-                best[2], best[3], best[4], best[1] + best[2] + best[3] + best[4],
-                stable ? "yes" : "NO");
+    std::printf("%8zu %10.2f %12.2f %10.2f %10.2f %10.2f %10.2f %10zu %10zu %7s\n", terms,
+                best[0], best[1], best[2], best[3], best[4],
+                best[1] + best[2] + best[3] + best[4], nodesOnce, nodesTen, stable ? "yes" : "NO");
+    if (!stable)
+      failed = true;
   }
-  return 0;
+
+  // Nesting: each level wraps the previous expression once, so the size must
+  // grow linearly with the depth and not change under simplification.
+  std::printf("\n%8s %10s %10s %10s %7s\n", "depth", "nodes", "nodes x1", "nodes x10", "stable");
+  Expr s0 = Expr::symbol("s0");
+  for (int depth : {10, 100, 1000}) {
+    Expr e = s0;
+    for (int i = 0; i < depth; ++i)
+      e = floorDiv(e + 3, Expr(2)) + ceilDiv(s0, Expr(4));
+    Expr once = simplify(e), ten = once;
+    for (int k = 1; k < 10; ++k)
+      ten = simplify(ten);
+    bool stable = once == e && ten == once;
+    std::printf("%8d %10zu %10zu %10zu %7s\n", depth, treeSize(e), treeSize(once), treeSize(ten),
+                stable ? "yes" : "NO");
+    failed |= !stable;
+  }
+  return failed ? 1 : 0;
 }

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "wirc/driver/Compiler.h"
+#include "wirc/cuda/KernelCompiler.h"
 #include "wirc/support/Names.h"
 #include "wirc/plan/Trace.h"
 
@@ -12,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <new>
 
@@ -24,11 +26,26 @@ void printDiagnostic(const wirc::Diagnostic &diag) {
   std::fwrite(line.data(), 1, line.size(), stderr);
 }
 
+std::string emitterList() {
+  std::string out;
+  for (const wirc::emit::EmitterInfo *info : wirc::emit::registeredEmitters())
+    out += fmt::format("  {:<20} {}\n", info->name, info->summary);
+  return out;
+}
+
 std::string passList() {
   std::string out;
   for (const wirc::passes::PassInfo &pass : wirc::passes::allPasses())
     out += fmt::format("  {:<20} {}\n", pass.name, pass.summary);
   return out;
+}
+
+/// CLI11's own number checks print their range in floating point.
+std::string positiveInteger(const std::string &value) {
+  if (value.empty() || value.size() > 19 ||
+      value.find_first_not_of("0123456789") != std::string::npos || std::stoull(value) == 0)
+    return "expected a positive integer, got '" + value + "'";
+  return {};
 }
 
 int run(int argc, char **argv) {
@@ -46,6 +63,8 @@ int run(int argc, char **argv) {
   app.set_version_flag("--version", wirc::versionString());
   bool listPasses = false;
   app.add_flag("--list-passes", listPasses, "List the registered passes and exit");
+  bool listEmitters = false;
+  app.add_flag("--list-emitters", listEmitters, "List the registered emitters and exit");
   std::string logLevel = "warn";
   app.add_option("--log-level", logLevel, "Log verbosity on stderr")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
@@ -58,11 +77,14 @@ int run(int argc, char **argv) {
       ->default_str("-");
   std::string emitName = "fx";
   std::vector<std::string> emitNames;
-  for (const wirc::emit::EmitKindInfo &info : wirc::emit::emitKinds())
-    emitNames.emplace_back(info.name);
-  compile->add_option("--emit", emitName, "What to emit")
+  for (const wirc::emit::EmitterInfo *info : wirc::emit::registeredEmitters())
+    emitNames.push_back(info->name);
+  compile->add_option("--emit", emitName, "What to emit (see --list-emitters)")
       ->check(CLI::IsMember(emitNames))
       ->default_str("fx");
+  compile->add_flag("--build", request.build,
+                    "cpp: also write a CMakeLists.txt next to the output that builds it into a "
+                    "shared library");
   compile->add_flag("--print-ir", request.printIR,
                     "Write the Wrapper IR after the pipeline instead of emitting");
   std::vector<std::string> passNames;
@@ -76,6 +98,16 @@ int run(int argc, char **argv) {
                     "Print the Wrapper IR to stderr after every pass");
   compile->add_flag("--time-passes", request.instrumentation.timePasses,
                     "Print the time each pass takes to stderr");
+  compile->add_option("--max-nodes", request.limits.maxNodes,
+                      "Reject documents with more nodes than this (all graphs together)")
+      ->check(positiveInteger)
+      ->default_str(std::to_string(request.limits.maxNodes));
+  compile->add_option("--max-input-bytes", request.limits.maxInputBytes,
+                      "Reject input files larger than this")
+      ->check(positiveInteger)
+      ->default_str(std::to_string(request.limits.maxInputBytes));
+  compile->add_flag("--verify-each", request.instrumentation.verifyEach,
+                    "Verify the Wrapper IR after every pass, not only at the end of the pipeline");
   compile->add_flag("--fx-legacy-grid", request.emitOptions.fxLegacyGrid,
                     "FX: print a static launch's grid as its numels, the form of PyTorch PR "
                     "146942's example graphs");
@@ -102,11 +134,43 @@ int run(int argc, char **argv) {
       });
   std::string memoryPlan = "reuse";
   compile->add_option("--memory-plan", memoryPlan,
-                      "How buffers are placed: none (allocate each, free at last use) or reuse "
-                      "(also reuse freed buffers of the same size, as Inductor does)")
-      ->check(CLI::IsMember({"none", "reuse"}))
+                      "How buffers are placed: none (allocate each, free at last use), reuse "
+                      "(also reuse freed buffers of the same size, as Inductor does), pool "
+                      "(Inductor's pool planner) or arena (wirc's arena planner)")
+      ->check(CLI::IsMember({"none", "reuse", "pool", "arena"}))
       ->default_str("reuse");
+  compile->add_option("--plan-effort", request.options.planEffort,
+                      "Arena search effort: 0 is the portfolio alone; each level quadruples "
+                      "the search budget")
+      ->check(CLI::Range(0u, wirc::plan::kMaxEffort))
+      ->default_str(std::to_string(wirc::plan::kDefaultEffort));
+  compile->add_option("--plan-seed", request.options.planSeed, "Seed of the arena search")
+      ->default_str("0");
+  compile->add_flag("--verify-plan", request.options.verifyPlan,
+                    "Check every memory plan with the independent plan checker");
+  compile->add_flag("--stats", request.instrumentation.memoryStats,
+                    "Print each function's and device's lower bound and peak memory to stderr");
   bool noSizeAsserts = false;
+  compile->add_option("--output-dir", request.outputDir,
+                      "cpp: write a directory: the wrapper, kernels/NAME.cubin and .ptx, "
+                      "manifest.json (also -o DIR/)");
+  compile->add_option("--cuda-arch", request.kernels.arch,
+                      "cpp: the GPU architecture kernels are compiled for")
+      ->check([](const std::string &arch) { return wirc::cuda::checkArch(arch); })
+      ->default_str("sm_90");
+  compile->add_option("--cuda-root", request.kernels.cudaRoot,
+                      "cpp: the CUDA toolkit to compile kernels with (default: $CUDA_HOME, "
+                      "$CUDA_PATH, else the configured toolkit)");
+  std::string cacheDir = wirc::cuda::defaultCacheDir();
+  compile->add_option("--cache-dir", cacheDir,
+                      "cpp: where compiled kernels are cached (default: $XDG_CACHE_HOME/wirc "
+                      "or ~/.cache/wirc)");
+  bool noCache = false;
+  compile->add_flag("--no-cache", noCache, "cpp: compile every kernel, reading and writing no cache");
+  compile->add_option("-j,--jobs", request.kernels.threads,
+                      "cpp: threads that compile kernels (0: one per core)")
+      ->check(CLI::Range(0u, 1024u))
+      ->default_str("0");
   compile->add_flag("--no-size-asserts", noSizeAsserts,
                     "Do not check input and extern-output sizes and strides at run time");
 
@@ -148,6 +212,10 @@ int run(int argc, char **argv) {
     std::fputs(passList().c_str(), stdout);
     return 0;
   }
+  if (listEmitters) {
+    std::fputs(emitterList().c_str(), stdout);
+    return 0;
+  }
   if (planTrace->parsed()) {
     traceRequest.options.strategy = *wirc::plan::parseStrategy(planName);
     wirc::DiagnosticEngine diag(printDiagnostic);
@@ -165,10 +233,23 @@ int run(int argc, char **argv) {
     return toInt(wirc::ExitCode::UsageError);
   }
 
-  request.emit = wirc::emit::findEmitKind(emitName)->kind;
+  request.emit = emitName;
+  // -o DIR/ (or an existing directory) asks for an output directory.
+  if (request.outputDir.empty() && request.outputPath != "-" &&
+      (request.outputPath.ends_with('/') || std::filesystem::is_directory(request.outputPath))) {
+    request.outputDir = request.outputPath;
+  } else if (!request.outputDir.empty() && request.outputPath != "-") {
+    std::fprintf(stderr, "wirc: error: give either -o FILE or --output-dir DIR, not both\n");
+    return toInt(wirc::ExitCode::UsageError);
+  }
+  request.kernels.cacheDir = noCache ? std::string() : cacheDir;
+  request.kernels.log = [](const std::string &line) { spdlog::debug("{}", line); };
+  request.disableFree = true;
   request.options.sizeAsserts = !noSizeAsserts;
-  request.options.memoryPlan =
-      memoryPlan == "none" ? wirc::passes::MemoryPlan::None : wirc::passes::MemoryPlan::Reuse;
+  request.options.memoryPlan = memoryPlan == "none"    ? wirc::passes::MemoryPlan::None
+                               : memoryPlan == "pool"  ? wirc::passes::MemoryPlan::Pool
+                               : memoryPlan == "arena" ? wirc::passes::MemoryPlan::Arena
+                                                       : wirc::passes::MemoryPlan::Reuse;
   request.instrumentation.print = [](std::string_view text) {
     std::fwrite(text.data(), 1, text.size(), stderr);
   };
@@ -190,7 +271,11 @@ int main(int argc, char **argv) {
                          "report it with the input graph\n",
                  e.what());
   } catch (const std::bad_alloc &) {
-    std::fprintf(stderr, "wirc: internal error: out of memory\n");
+    // Not a bug: the graph needs more memory than the process may use. No
+    // output was written (outputs are renamed into place only when complete).
+    std::fprintf(stderr, "wirc: error: out of memory; the graph needs more memory than this "
+                         "process may use\nwirc: note: see 'Limits' in docs/graph-format.md\n");
+    return toInt(wirc::ExitCode::OutOfMemory);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "wirc: internal error: %s\n", e.what());
   }

@@ -7,7 +7,9 @@
 #ifndef WIRC_DRIVER_COMPILER_H
 #define WIRC_DRIVER_COMPILER_H
 
+#include "wirc/cuda/KernelCompiler.h"
 #include "wirc/emit/Emitter.h"
+#include "wirc/graph/Reader.h"
 #include "wirc/passes/Pass.h"
 #include "wirc/support/Diagnostics.h"
 
@@ -18,8 +20,21 @@ namespace wirc {
 struct CompileRequest {
   std::string inputPath = "-";  ///< "-" is standard input
   std::string outputPath = "-"; ///< "-" is standard output
-  emit::EmitKind emit = emit::EmitKind::Fx;
+  std::string emit = "fx"; ///< a registered emitter's name (emit::registerEmitter)
   bool printIR = false; ///< write the final Wrapper IR instead of emitting
+  /// --emit=cpp only: also write a CMakeLists.txt next to the output that
+  /// builds it into a shared library (driver/WrapperProject.h).
+  bool build = false;
+  /// --emit=cpp only: write this directory (the wrapper, kernels/ and
+  /// manifest.json, driver/Manifest.h) instead of one file.
+  std::string outputDir;
+  /// --emit=cpp: how kernels are compiled (cuda/KernelCompiler.h).
+  cuda::CompilerOptions kernels;
+  /// Leave the graph and the IR allocated at the end (the driver exits
+  /// right after; see support/BuryPointer.h).
+  bool disableFree = false;
+  /// Bounds on the input (--max-nodes, --max-input-bytes).
+  graph::ReaderLimits limits;
   passes::CompileOptions options;
   emit::EmitOptions emitOptions;
   passes::PipelineInstrumentation instrumentation;

@@ -1,28 +1,21 @@
-//===- wirc/emit/Emitter.h - One emitter per target -----------------------===//
+//===- wirc/emit/Emitter.h - Emitters and their registry ------------------===//
+//
+// An emitter turns the Wrapper IR after the pipeline into one target's text.
+// Emitters live in a registry keyed by their --emit= name: the four built-in
+// ones, and any an embedding program registers (docs/library.md).
+//
+//===----------------------------------------------------------------------===//
 #ifndef WIRC_EMIT_EMITTER_H
 #define WIRC_EMIT_EMITTER_H
 
 #include "wirc/ir/WrapperIR.h"
 
-#include <span>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace wirc::emit {
-
-enum class EmitKind : uint8_t { Fx, FxModule, Python, Cpp };
-
-/// The table of emit kinds: the --emit= name, the output's usual file
-/// extension, and whether this build implements it.
-struct EmitKindInfo {
-  EmitKind kind;
-  std::string_view name;
-  std::string_view extension;
-  bool implemented;
-  std::string_view summary;
-};
-
-std::span<const EmitKindInfo> emitKinds();
 
 struct EmitOptions {
   /// FX only: print a static launch's grid as Inductor's pre-147583 grid
@@ -33,11 +26,41 @@ struct EmitOptions {
   /// GraphModule and returns the callable to run; empty runs the graph.
   std::string fxBackend;
 };
-const EmitKindInfo *findEmitKind(std::string_view name);
 
-/// Renders \p module as the target's text. Throws NotImplementedError for a
-/// kind this build does not implement, or for IR the target cannot express.
-std::string emitModule(EmitKind kind, const ir::Module &module, const EmitOptions &options = {});
+/// Renders a module as one target's text. Throws NotImplementedError for IR
+/// the target cannot express (compile() reports it with exit code 3).
+using EmitFunction = std::function<std::string(const ir::Module &, const EmitOptions &)>;
+
+/// A registered emitter.
+struct EmitterInfo {
+  std::string name;      ///< the --emit= name
+  std::string extension; ///< the output's usual file extension, with its dot
+  std::string summary;   ///< one line for --help and --list-emitters
+  EmitFunction emit;
+};
+
+/// Registers an emitter under \p name, making it available to emitModule(),
+/// compile() and the driver's --emit. The built-in emitters (fx, fx-module,
+/// python, cpp) are registered through this function before any other. A name
+/// is lowercase ASCII letters, digits and '-', starting with a letter; an
+/// extension is empty or a dot followed by letters and digits. Returns an
+/// empty string on success, else why nothing was registered (a malformed or
+/// taken name, a malformed extension, an empty function). Thread-safe.
+[[nodiscard]] std::string registerEmitter(std::string name, std::string extension,
+                                          std::string summary, EmitFunction emit);
+
+/// Every registered emitter: the built-in ones first, then the others in
+/// registration order. The pointers stay valid until the program exits.
+std::vector<const EmitterInfo *> registeredEmitters();
+
+/// The emitter registered as \p name, or null.
+const EmitterInfo *findEmitter(std::string_view name);
+
+/// Renders \p module with the emitter registered as \p name. Throws
+/// NotImplementedError for IR the emitter cannot express, and InternalError
+/// for a name no emitter is registered under (check with findEmitter()).
+std::string emitModule(std::string_view name, const ir::Module &module,
+                       const EmitOptions &options = {});
 
 /// The Inductor-style output-code module of --emit=python (emit/PythonEmitter.cpp).
 std::string emitPython(const ir::Module &module);

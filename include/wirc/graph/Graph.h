@@ -197,6 +197,9 @@ struct Kernel {
   KernelLanguage language = KernelLanguage::Triton;
   std::string source;
   std::vector<KernelParam> signature; ///< empty when unknown
+  /// The source spells its name KERNEL_NAME and its parameters PARAM_0,
+  /// PARAM_1, ...; name-kernel-args substitutes the assigned names.
+  bool placeholders = false;
   GridType gridType = GridType::Grid1D;
   std::vector<KernelConfig> configs;
 

@@ -17,6 +17,7 @@ struct ReaderLimits {
   unsigned maxNesting = 64;               ///< JSON nesting depth
   size_t maxRank = 64;                    ///< dimensions of a tensor
   size_t maxStringBytes = size_t(64) << 20; ///< one string (kernel sources)
+  size_t maxNodes = size_t(1) << 22;        ///< nodes of all graphs together
 };
 
 /// Parses and validates a graph-format document. Reports every problem to

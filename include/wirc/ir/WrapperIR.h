@@ -33,6 +33,7 @@ namespace wirc::ir {
 
 using BufferId = uint32_t;
 using KernelId = uint32_t;
+using PoolId = uint32_t;
 inline constexpr BufferId kNoBuffer = UINT32_MAX;
 
 enum class BufferKind : uint8_t {
@@ -130,6 +131,25 @@ struct ReuseLine {
 
 struct CommentLine {
   std::string text;
+};
+
+/// Allocates a pool: one block of device bytes that planned buffers are
+/// carved from (plan-memory's pool and arena strategies).
+struct PoolAllocateLine {
+  PoolId pool;
+};
+
+/// Defines an intermediate buffer, with its own layout, as a view of a pool
+/// at a byte offset. The buffer owns no storage: freeing it drops the name.
+struct AllocateFromPoolLine {
+  BufferId buffer;
+  PoolId pool;
+  int64_t offset = 0; ///< bytes from the pool's start
+};
+
+/// Releases a pool. Every buffer carved from it is dead from here on.
+struct PoolFreeLine {
+  PoolId pool;
 };
 
 /// Makes a kernel available to later calls (Python: async_compile; C++:
@@ -249,7 +269,8 @@ using Line = std::variant<AllocateLine, FreeLine, ReuseLine, CommentLine, Kernel
                           KernelCallLine, ExternKernelOutLine, ExternKernelAllocLine,
                           MultiOutputLine, ReinterpretViewLine, AssertSizeStrideLine,
                           SymbolBindingLine, DeviceGuardEnterLine, DeviceGuardExitLine,
-                          SubgraphEnterLine, SubgraphExitLine, CondLine, OutputLine>;
+                          SubgraphEnterLine, SubgraphExitLine, CondLine, OutputLine,
+                          PoolAllocateLine, AllocateFromPoolLine, PoolFreeLine>;
 
 /// Helper for std::visit over an overload set of lambdas.
 template <class... Ts> struct Overloaded : Ts... {
@@ -285,11 +306,26 @@ struct MemoryPlanStats {
   int64_t peak = 0;       ///< the plan's peak
   std::string lowerBoundExpr;
   std::string peakExpr;
+  /// The plan kept: the strategy's own, or "reuse" where the arena kept the
+  /// reuse plan because its own peak was higher.
+  std::string method;
+  unsigned pools = 0; ///< pools (or arenas) of this function on this device
+};
+
+/// A pool of device memory planned buffers are carved from: a uint8 block
+/// of a static size, allocated by a pool.alloc line and released by a
+/// pool.free line of one function.
+struct PoolInfo {
+  std::string name; ///< pool0, arena0, ...: unique among the module's names
+  graph::Device device;
+  int64_t bytes = 0;
+  unsigned function = 0; ///< index of the function it belongs to
 };
 
 struct Module {
   std::string name;
   std::vector<MemoryPlanStats> memoryStats; ///< one per planned function and device
+  std::vector<PoolInfo> pools;
   std::vector<BufferInfo> buffers;
   std::vector<graph::Kernel> kernels;
   std::vector<graph::Symbol> symbols;
@@ -299,6 +335,7 @@ struct Module {
   const Function &main() const { return functions.front(); }
   const BufferInfo &buffer(BufferId id) const { return buffers.at(id); }
   const graph::Kernel &kernel(KernelId id) const { return kernels.at(id); }
+  const PoolInfo &pool(PoolId id) const { return pools.at(id); }
   /// Size hints of every symbol.
   sym::SymbolValues hints() const;
 };

@@ -14,19 +14,35 @@
 
 namespace wirc::passes {
 
-/// Options that change what passes produce.
 /// How plan-memory places buffers.
 enum class MemoryPlan : uint8_t {
   None,  ///< allocate every buffer, free it after its last use
   Reuse, ///< also hand a freed buffer's storage to a later buffer of the same
          ///< device, dtype and storage size (Inductor's default)
+  Pool,  ///< reuse, then carve static-size intermediates from one pool per
+         ///< device placed by Inductor's pool planner
+  Arena, ///< carve static-size intermediates from one arena per device placed
+         ///< by wirc's arena planner; symbolic sizes keep reuse
 };
 
+/// The spelling of \p plan on the command line: none, reuse, pool, arena.
+std::string_view memoryPlanName(MemoryPlan plan);
+
+/// Options that change what passes produce.
 struct CompileOptions {
   /// Emit size/stride asserts for inputs and extern outputs.
   bool sizeAsserts = true;
   MemoryPlan memoryPlan = MemoryPlan::Reuse;
+  /// Arena only: the search effort and seed (see wirc::plan::PlanOptions).
+  unsigned planEffort = 1;
+  uint64_t planSeed = 0;
+  /// Check every memory plan with the independent checker; a rejected plan
+  /// is an InternalError.
+  bool verifyPlan = false;
 };
+
+/// Module::memoryStats as text, one line per function and device (--stats).
+std::string formatMemoryStats(const ir::Module &module);
 
 /// What a pass sees besides the module.
 struct PassContext {
@@ -62,6 +78,12 @@ struct PipelineInstrumentation {
   std::vector<std::string> printAfter;
   bool printAfterAll = false;
   bool timePasses = false;
+  /// Print the memory plan's figures (formatMemoryStats) after the pipeline.
+  bool memoryStats = false;
+  /// Run the IR verifier after every pass. The default pipeline ends with
+  /// the verify pass either way; this pins a malformed IR on the pass that
+  /// made it.
+  bool verifyEach = false;
   /// Receives IR dumps and the timing report (the driver sends them to stderr).
   std::function<void(std::string_view)> print;
 };

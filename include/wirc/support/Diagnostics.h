@@ -23,6 +23,8 @@ enum class ExitCode : int {
   UserError = 1,      ///< the input is invalid; diagnostics were printed
   UsageError = 2,     ///< the command line is invalid
   NotImplemented = 3, ///< a valid request that this build cannot serve yet
+  KernelError = 4,    ///< a kernel did not compile, or the toolkit is unavailable
+  OutOfMemory = 5,    ///< the process ran out of memory (a graph beyond the machine)
   InternalError = 70, ///< a bug in wirc (sysexits EX_SOFTWARE)
 };
 

@@ -43,8 +43,10 @@
 // evaluate() reports it.
 //
 // Cost: operator+ and operator* on an n-term operand are O(n) (the result is
-// a new n-term node); use sum() / product() to build big sums in O(n log n). Copies
-// are one shared_ptr copy (integers never allocate). Recursion depth of every
+// a new n-term node); use sum() / product() to build big sums in O(n log n);
+// operands that arrive already in canonical order are not sorted again (one
+// comparison per operand), which is what simplify() passes. Copies are one
+// shared_ptr copy (integers never allocate). Recursion depth of every
 // algorithm is the nesting depth of the expression, never its operand count.
 //
 // Graph-format syntax (parseExpr)

@@ -33,7 +33,9 @@ for graph in graphs:
     except SyntaxError as e:
         print(f"FAIL {name} fx-module does not parse: {e}")
         failures += 1
-    ir = subprocess.run([wirc, "compile", graph, "--print-ir"], capture_output=True, text=True)
+    # --verify-each pins a malformed IR on the pass that made it.
+    ir = subprocess.run([wirc, "compile", graph, "--print-ir", "--verify-each"],
+                        capture_output=True, text=True)
     if ir.returncode != 0:
         print(f"FAIL {name} --print-ir: {ir.stderr.strip()[:400]}")
         failures += 1

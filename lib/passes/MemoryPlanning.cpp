@@ -1,0 +1,558 @@
+//===- MemoryPlanning.cpp - Pools, arenas, the plan check and the figures -===//
+//
+// The pool and arena strategies map a function's allocations to a
+// wirc::plan problem per device: one request per storage group (an alloc
+// line and the names that take its storage over), live from its alloc line
+// to one past the last line that uses any of its names or their views,
+// padded to 64 bytes. Only groups whose storage size is a constant and
+// which no output refers to are planned; the others keep their own
+// allocations, so a plan made at the size hints holds at every size and no
+// pool outlives the call.
+//
+//===----------------------------------------------------------------------===//
+#include "MemoryPlanning.h"
+
+#include "wirc/plan/Checker.h"
+#include "wirc/plan/Planner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace wirc::passes::memory {
+
+using namespace wirc::ir;
+
+namespace {
+
+/// The storage a layout spans, in elements: 1 + sum((size - 1) * stride).
+sym::Expr storageElements(const graph::Layout &layout) {
+  sym::Expr extent(1);
+  for (size_t i = 0; i < layout.size.size(); ++i)
+    extent = extent + (layout.size[i] - sym::Expr(1)) * layout.stride[i];
+  return sym::simplify(extent);
+}
+
+} // namespace
+
+BufferId returnedStorage(const Module &module, const Line &line) {
+  BufferId b = kNoBuffer;
+  if (const auto *e = std::get_if<ExternKernelAllocLine>(&line))
+    b = e->result;
+  else if (const auto *m = std::get_if<MultiOutputLine>(&line))
+    b = m->result;
+  if (b == kNoBuffer)
+    return kNoBuffer;
+  const BufferInfo &info = module.buffer(b);
+  return info.kind == BufferKind::Intermediate && !info.isTuple ? b : kNoBuffer;
+}
+
+namespace {
+
+BufferId storageOf(const Module &module, BufferId b) {
+  const BufferInfo &info = module.buffer(b);
+  return info.kind == BufferKind::View ? info.viewBase : b;
+}
+
+/// Devices in a fixed order (CPU first, then by index), so that pools and
+/// figures come out in the same order on every run.
+bool deviceLess(const graph::Device &a, const graph::Device &b) {
+  return std::pair(static_cast<int>(a.kind), a.index) < std::pair(static_cast<int>(b.kind), b.index);
+}
+
+/// The largest of \p candidates, printed; "" when it is a constant.
+std::string maxExpr(const std::map<std::string, sym::Expr> &candidates) {
+  std::vector<sym::Expr> list;
+  for (const auto &[text, e] : candidates)
+    list.push_back(e);
+  if (list.empty())
+    return "";
+  sym::Expr m = list.size() == 1 ? list[0] : sym::max(list);
+  return m.isConstant() ? "" : sym::toString(m);
+}
+
+MemoryPlanStats *statsFor(Module &module, const std::string &function, const graph::Device &d) {
+  std::string device = graph::deviceName(d);
+  for (MemoryPlanStats &s : module.memoryStats)
+    if (s.function == function && s.device == device)
+      return &s;
+  return nullptr;
+}
+
+} // namespace
+
+StorageSizes::StorageSizes(const Module &module)
+    : module(module), hints(module.hints()), sizes(module.buffers.size()) {}
+
+const StorageSize &StorageSizes::of(BufferId b) {
+  std::optional<StorageSize> &slot = sizes.at(b);
+  if (slot)
+    return *slot;
+  StorageSize s;
+  const graph::Layout &layout = module.buffer(b).layout;
+  const int64_t itemsize = graph::dtypeSize(layout.dtype);
+  s.elements = storageElements(layout);
+  s.isStatic = s.elements.isConstant();
+  for (const sym::Expr &size : layout.size)
+    if (size.isConstant() && *size.constant() == 0)
+      s.isStatic = true; // empty whatever the other sizes are
+  std::string error;
+  bool empty = false;
+  for (const sym::Expr &size : layout.size)
+    if (auto v = sym::evaluate(size, hints, error); v && *v == 0)
+      empty = true;
+  s.known = true;
+  if (!empty) {
+    std::optional<int64_t> elements = sym::evaluate(s.elements, hints, error);
+    std::optional<int64_t> padded;
+    if (elements && *elements >= 0 && *elements <= INT64_MAX / itemsize)
+      padded = plan::checkedAlignUp(*elements * itemsize, kAlignment);
+    if (padded)
+      s.paddedBytes = *padded;
+    else
+      s.known = false;
+  }
+  if (empty && s.isStatic)
+    s.paddedExpr = sym::Expr(0);
+  else
+    s.paddedExpr = sym::ceilDiv(s.elements * sym::Expr(itemsize), sym::Expr(kAlignment)) *
+                   sym::Expr(kAlignment);
+  slot = std::move(s);
+  return *slot;
+}
+
+StorageGroups collectGroups(const Module &module, const Function &function) {
+  StorageGroups result;
+  result.groupOf.assign(module.buffers.size(), kNoGroup);
+  auto groupOfStorage = [&](BufferId b) { return result.groupOf[storageOf(module, b)]; };
+  auto startGroup = [&](BufferId b, size_t i, bool allocated) {
+    result.groupOf[b] = static_cast<uint32_t>(result.groups.size());
+    StorageGroup group;
+    group.root = b;
+    group.members.push_back(b);
+    group.begin = i;
+    group.end = i + 1;
+    group.allocated = allocated;
+    result.groups.push_back(std::move(group));
+  };
+  for (size_t i = 0; i < function.lines.size(); ++i) {
+    const Line &line = function.lines[i];
+    if (const auto *a = std::get_if<AllocateLine>(&line)) {
+      startGroup(a->buffer, i, true);
+      continue;
+    }
+    // Storage an extern kernel returns counts like an allocation (reuse may
+    // hand it to a later buffer), but only the wrapper's own allocations
+    // can move into a pool.
+    if (BufferId b = returnedStorage(module, line); b != kNoBuffer) {
+      startGroup(b, i, false);
+      continue;
+    }
+    if (const auto *r = std::get_if<ReuseLine>(&line)) {
+      if (uint32_t g = result.groupOf[r->old]; g != kNoGroup) {
+        result.groupOf[r->reusedAs] = g;
+        result.groups[g].members.push_back(r->reusedAs);
+      }
+    }
+    if (const auto *o = std::get_if<OutputLine>(&line))
+      for (const Value &v : o->outputs)
+        forEachBuffer(v, [&](BufferId b) {
+          if (uint32_t g = groupOfStorage(b); g != kNoGroup)
+            result.groups[g].pinned = true;
+        });
+    forEachUse(line, [&](BufferId b) {
+      if (uint32_t g = groupOfStorage(b); g != kNoGroup)
+        result.groups[g].end = std::max(result.groups[g].end, i + 1);
+    });
+    forEachDef(line, [&](BufferId b) {
+      if (uint32_t g = groupOfStorage(b); g != kNoGroup)
+        result.groups[g].end = std::max(result.groups[g].end, i + 1);
+    });
+  }
+  return result;
+}
+
+void recordLowerBounds(Module &module, unsigned functionIndex, StorageSizes &sizes) {
+  const Function &function = module.functions[functionIndex];
+  StorageGroups groups = collectGroups(module, function);
+  std::map<std::pair<int, int>, std::vector<uint32_t>> byDevice;
+  std::map<std::pair<int, int>, graph::Device> devices;
+  for (uint32_t g = 0; g < groups.groups.size(); ++g) {
+    const graph::Device &d = module.buffer(groups.groups[g].root).layout.device;
+    std::pair key(static_cast<int>(d.kind), d.index);
+    byDevice[key].push_back(g);
+    devices.emplace(key, d);
+  }
+  for (const auto &[key, list] : byDevice) {
+    plan::Problem problem;
+    bool symbolic = false;
+    for (uint32_t g : list) {
+      const StorageGroup &group = groups.groups[g];
+      const StorageSize &size = sizes.of(group.root);
+      symbolic |= !size.isStatic;
+      problem.requests.push_back({size.paddedBytes, static_cast<int64_t>(group.begin),
+                                  static_cast<int64_t>(group.end), kAlignment});
+    }
+    MemoryPlanStats stats;
+    stats.function = function.name;
+    stats.device = graph::deviceName(devices.at(key));
+    stats.lowerBound = plan::lowerBound(problem).value_or(INT64_MAX);
+    if (symbolic) {
+      // The symbolic bound: the live sum after every time step at which
+      // something begins, ends before begins.
+      std::vector<std::tuple<size_t, int, uint32_t>> events; // (time, +1/-1, group)
+      for (uint32_t g : list) {
+        events.emplace_back(groups.groups[g].begin, 1, g);
+        events.emplace_back(groups.groups[g].end, -1, g);
+      }
+      std::sort(events.begin(), events.end());
+      sym::Expr live(0);
+      std::map<std::string, sym::Expr> candidates;
+      for (size_t e = 0; e < events.size(); ++e) {
+        auto [time, delta, g] = events[e];
+        const sym::Expr &bytes = sizes.of(groups.groups[g].root).paddedExpr;
+        live = delta > 0 ? live + bytes : live - bytes;
+        bool lastAtTime = e + 1 == events.size() || std::get<0>(events[e + 1]) != time;
+        if (delta > 0 && lastAtTime)
+          candidates.emplace(sym::toString(live), live);
+      }
+      stats.lowerBoundExpr = maxExpr(candidates);
+    }
+    module.memoryStats.push_back(std::move(stats));
+  }
+}
+
+namespace {
+
+struct DeviceLive {
+  int64_t bytes = 0;
+  int64_t peak = 0;
+  sym::Expr expr{0};
+  std::map<std::string, sym::Expr> candidates;
+  bool symbolic = false;
+};
+
+/// Runs \p function's lines, counting the bytes of live allocations and
+/// pools per device (a storage dies with the last name that holds it).
+std::map<std::pair<int, int>, DeviceLive> simulate(const Module &module, const Function &function,
+                                                   StorageSizes &sizes, bool withExprs) {
+  struct Storage {
+    graph::Device device;
+    int64_t bytes = 0;
+    sym::Expr expr;
+    unsigned names = 0;
+  };
+  std::vector<Storage> storages;
+  std::vector<uint32_t> storageOfName(module.buffers.size(), kNoGroup);
+  std::map<std::pair<int, int>, DeviceLive> live;
+  auto change = [&](const graph::Device &d, int64_t bytes, const sym::Expr &expr, bool grow,
+                    bool symbolic) {
+    DeviceLive &l = live[{static_cast<int>(d.kind), d.index}];
+    l.symbolic |= symbolic;
+    l.bytes = grow ? l.bytes + bytes : l.bytes - bytes;
+    l.peak = std::max(l.peak, l.bytes);
+    if (!withExprs)
+      return;
+    l.expr = grow ? l.expr + expr : l.expr - expr;
+    if (grow)
+      l.candidates.emplace(sym::toString(l.expr), l.expr);
+  };
+  for (const Line &line : function.lines) {
+    BufferId allocated = kNoBuffer;
+    if (const auto *a = std::get_if<AllocateLine>(&line))
+      allocated = a->buffer;
+    else
+      allocated = returnedStorage(module, line);
+    if (allocated != kNoBuffer) {
+      const StorageSize &size = sizes.of(allocated);
+      storageOfName[allocated] = static_cast<uint32_t>(storages.size());
+      storages.push_back(
+          {module.buffer(allocated).layout.device, size.paddedBytes, size.paddedExpr, 1});
+      change(storages.back().device, size.paddedBytes, size.paddedExpr, true, !size.isStatic);
+    } else if (const auto *r = std::get_if<ReuseLine>(&line)) {
+      if (uint32_t s = storageOfName[r->old]; s != kNoGroup) {
+        storageOfName[r->reusedAs] = s;
+        if (!r->deleteOld)
+          ++storages[s].names;
+      }
+    } else if (const auto *f = std::get_if<FreeLine>(&line)) {
+      if (uint32_t s = storageOfName[f->buffer]; s != kNoGroup && --storages[s].names == 0)
+        change(storages[s].device, storages[s].bytes, storages[s].expr, false, false);
+    } else if (const auto *p = std::get_if<PoolAllocateLine>(&line)) {
+      const PoolInfo &pool = module.pool(p->pool);
+      change(pool.device, pool.bytes, sym::Expr(pool.bytes), true, false);
+    } else if (const auto *p = std::get_if<PoolFreeLine>(&line)) {
+      const PoolInfo &pool = module.pool(p->pool);
+      change(pool.device, pool.bytes, sym::Expr(pool.bytes), false, false);
+    }
+  }
+  return live;
+}
+
+} // namespace
+
+int64_t totalPeak(const Module &module, const Function &function, StorageSizes &sizes) {
+  int64_t total = 0;
+  for (const auto &[key, l] : simulate(module, function, sizes, /*withExprs=*/false))
+    total = plan::checkedAdd(total, l.peak).value_or(INT64_MAX);
+  return total;
+}
+
+void recordPeaks(Module &module, unsigned functionIndex, StorageSizes &sizes,
+                 MemoryPlan strategy, std::string_view method) {
+  const Function &function = module.functions[functionIndex];
+  bool symbolic = false;
+  for (const MemoryPlanStats &s : module.memoryStats)
+    symbolic |= s.function == function.name && !s.lowerBoundExpr.empty();
+  for (auto &[key, l] : simulate(module, function, sizes, symbolic)) {
+    graph::Device d;
+    d.kind = static_cast<graph::Device::Kind>(key.first);
+    d.index = key.second;
+    MemoryPlanStats *stats = statsFor(module, function.name, d);
+    if (!stats)
+      continue;
+    stats->strategy = std::string(memoryPlanName(strategy));
+    stats->peak = l.peak;
+    stats->peakExpr = l.symbolic ? maxExpr(l.candidates) : "";
+  }
+  for (MemoryPlanStats &s : module.memoryStats) {
+    if (s.function != function.name)
+      continue;
+    s.strategy = std::string(memoryPlanName(strategy));
+    s.method = std::string(method);
+    for (const PoolInfo &pool : module.pools)
+      s.pools += pool.function == functionIndex && graph::deviceName(pool.device) == s.device;
+  }
+}
+
+bool placeInPools(Module &module, unsigned functionIndex, MemoryPlan strategy,
+                  const CompileOptions &options, DiagnosticEngine &diag) {
+  Function &function = module.functions[functionIndex];
+  StorageSizes sizes(module);
+  StorageGroups groups = collectGroups(module, function);
+
+  // Which groups go in a pool, by device.
+  std::map<std::pair<int, int>, std::vector<uint32_t>> byDevice;
+  for (uint32_t g = 0; g < groups.groups.size(); ++g) {
+    const StorageGroup &group = groups.groups[g];
+    bool eligible = group.allocated && !group.pinned;
+    for (BufferId b : group.members) {
+      const BufferInfo &info = module.buffer(b);
+      const StorageSize &size = sizes.of(b);
+      eligible &= info.kind == BufferKind::Intermediate && !info.isTuple && size.isStatic &&
+                  size.known && size.paddedBytes <= sizes.of(group.root).paddedBytes;
+    }
+    eligible &= sizes.of(group.root).paddedBytes > 0;
+    if (!eligible)
+      continue;
+    const graph::Device &d = module.buffer(group.root).layout.device;
+    byDevice[{static_cast<int>(d.kind), d.index}].push_back(g);
+  }
+  if (byDevice.empty())
+    return true;
+
+  // Pool names must not clash with any other name of the wrapper.
+  std::set<std::string, std::less<>> taken;
+  for (const BufferInfo &info : module.buffers)
+    taken.insert(info.name);
+  for (const graph::Kernel &kernel : module.kernels)
+    taken.insert(kernel.name);
+  for (const graph::Symbol &symbol : module.symbols)
+    taken.insert(symbol.name);
+  for (const PoolInfo &pool : module.pools)
+    taken.insert(pool.name);
+  const std::string_view stem = strategy == MemoryPlan::Pool ? "pool" : "arena";
+  unsigned nextIndex = 0;
+  auto freshName = [&] {
+    for (;; ++nextIndex) {
+      std::string name = fmt::format("{}{}", stem, nextIndex);
+      if (!taken.count(name)) {
+        taken.insert(name);
+        return name;
+      }
+    }
+  };
+
+  // Inductor's planner keeps one pool per device. An arena is split where
+  // no planned buffer is live, so that each part is freed as soon as its
+  // last buffer dies: a part never holds bytes across a gap of the others.
+  std::vector<std::vector<uint32_t>> parts;
+  for (auto &[key, list] : byDevice) {
+    if (strategy == MemoryPlan::Pool) {
+      parts.push_back(std::move(list));
+      continue;
+    }
+    std::stable_sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+      return groups.groups[a].begin < groups.groups[b].begin;
+    });
+    size_t reach = 0;
+    for (uint32_t g : list) {
+      if (parts.empty() || groups.groups[g].begin >= reach ||
+          !(module.buffer(groups.groups[g].root).layout.device ==
+            module.buffer(groups.groups[parts.back().front()].root).layout.device))
+        parts.emplace_back();
+      parts.back().push_back(g);
+      reach = std::max(parts.back().size() == 1 ? 0 : reach, groups.groups[g].end);
+    }
+  }
+
+  std::vector<std::vector<Line>> before(function.lines.size()), after(function.lines.size());
+  std::vector<std::optional<std::pair<PoolId, int64_t>>> placement(groups.groups.size());
+  for (const std::vector<uint32_t> &list : parts) {
+    plan::Problem problem;
+    size_t first = SIZE_MAX, last = 0;
+    for (uint32_t g : list) {
+      const StorageGroup &group = groups.groups[g];
+      problem.requests.push_back({sizes.of(group.root).paddedBytes,
+                                  static_cast<int64_t>(group.begin),
+                                  static_cast<int64_t>(group.end), kAlignment});
+      first = std::min(first, group.begin);
+      last = std::max(last, group.end - 1);
+    }
+    plan::PlanOptions planOptions;
+    planOptions.strategy = strategy == MemoryPlan::Pool ? plan::Strategy::Pool
+                                                        : plan::Strategy::Arena;
+    planOptions.effort = options.planEffort;
+    planOptions.seed = options.planSeed;
+    plan::PlanResult result = plan::planMemory(problem, planOptions);
+    const graph::Device &device = module.buffer(groups.groups[list.front()].root).layout.device;
+    if (!result.ok()) {
+      diag.error(fmt::format("cannot plan the memory of '{}' on {}: {}", function.name,
+                             graph::deviceName(device), result.error));
+      return false;
+    }
+    PoolId id = static_cast<PoolId>(module.pools.size());
+    module.pools.push_back({freshName(), device, result.plan.peak, functionIndex});
+    for (size_t r = 0; r < list.size(); ++r)
+      placement[list[r]] = std::pair(id, result.plan.offsets[r]);
+    before[first].push_back(PoolAllocateLine{id});
+    after[last].push_back(PoolFreeLine{id});
+  }
+
+  std::vector<Line> lines;
+  lines.reserve(function.lines.size() + 2 * parts.size());
+  for (size_t i = 0; i < function.lines.size(); ++i) {
+    for (Line &l : before[i])
+      lines.push_back(std::move(l));
+    if (const auto *a = std::get_if<AllocateLine>(&function.lines[i]);
+        a && placement[groups.groupOf[a->buffer]]) {
+      auto [pool, offset] = *placement[groups.groupOf[a->buffer]];
+      lines.push_back(AllocateFromPoolLine{a->buffer, pool, offset});
+    } else {
+      lines.push_back(std::move(function.lines[i]));
+    }
+    for (Line &l : after[i])
+      lines.push_back(std::move(l));
+  }
+  function.lines = std::move(lines);
+  return true;
+}
+
+namespace {
+
+/// Padded static storage bytes of a layout, computed here rather than with
+/// StorageSizes so that the check does not share the planner's arithmetic.
+std::optional<int64_t> checkedStaticBytes(const graph::Layout &layout) {
+  int64_t extent = 1;
+  for (size_t i = 0; i < layout.size.size(); ++i) {
+    std::optional<int64_t> size = layout.size[i].constant();
+    if (size && *size == 0)
+      return 0;
+  }
+  for (size_t i = 0; i < layout.size.size(); ++i) {
+    std::optional<int64_t> size = layout.size[i].constant();
+    std::optional<int64_t> stride = layout.stride[i].constant();
+    if (!size || !stride)
+      return std::nullopt;
+    __int128 next = static_cast<__int128>(*size - 1) * *stride + extent;
+    if (next > INT64_MAX || next < INT64_MIN)
+      return std::nullopt;
+    extent = static_cast<int64_t>(next);
+  }
+  __int128 bytes = static_cast<__int128>(extent) * graph::dtypeSize(layout.dtype);
+  __int128 padded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  if (bytes < 0 || padded > INT64_MAX)
+    return std::nullopt;
+  return static_cast<int64_t>(padded);
+}
+
+} // namespace
+
+void verifyPlans(const Module &module, unsigned functionIndex, MemoryPlan strategy) {
+  const Function &function = module.functions[functionIndex];
+  auto fail = [&](const std::string &what) {
+    throw InternalError(fmt::format("--verify-plan: the {} memory plan of '{}' is invalid: {}",
+                                    memoryPlanName(strategy), function.name, what));
+  };
+  for (PoolId p = 0; p < module.pools.size(); ++p) {
+    const PoolInfo &pool = module.pools[p];
+    if (pool.function != functionIndex)
+      continue;
+    // Requests from the final lines: a carved buffer is live from its line
+    // to the last line using it, a name that reuses it or a view of either.
+    plan::Problem problem;
+    plan::Plan placed;
+    std::vector<uint32_t> requestOf(module.buffers.size(), kNoGroup);
+    for (size_t i = 0; i < function.lines.size(); ++i) {
+      const Line &line = function.lines[i];
+      if (const auto *a = std::get_if<AllocateFromPoolLine>(&line); a && a->pool == p) {
+        std::optional<int64_t> bytes = checkedStaticBytes(module.buffer(a->buffer).layout);
+        if (!bytes)
+          fail(fmt::format("%{} in pool @{} has no static size", module.buffer(a->buffer).name,
+                           pool.name));
+        requestOf[a->buffer] = static_cast<uint32_t>(problem.requests.size());
+        problem.requests.push_back({*bytes, static_cast<int64_t>(i),
+                                    static_cast<int64_t>(i + 1), kAlignment});
+        placed.offsets.push_back(a->offset);
+        continue;
+      }
+      if (const auto *r = std::get_if<ReuseLine>(&line); r && requestOf[r->old] != kNoGroup) {
+        uint32_t req = requestOf[r->old];
+        requestOf[r->reusedAs] = req;
+        std::optional<int64_t> bytes = checkedStaticBytes(module.buffer(r->reusedAs).layout);
+        if (!bytes || *bytes > problem.requests[req].size)
+          fail(fmt::format("%{} reuses pooled %{} but needs more bytes",
+                           module.buffer(r->reusedAs).name, module.buffer(r->old).name));
+      }
+      auto extend = [&](BufferId b) {
+        if (uint32_t req = requestOf[storageOf(module, b)]; req != kNoGroup)
+          problem.requests[req].end = std::max(problem.requests[req].end,
+                                               static_cast<int64_t>(i + 1));
+      };
+      forEachUse(line, extend);
+      forEachDef(line, extend);
+      if (const auto *o = std::get_if<OutputLine>(&line))
+        for (const Value &v : o->outputs)
+          forEachBuffer(v, [&](BufferId b) {
+            if (requestOf[storageOf(module, b)] != kNoGroup)
+              fail(fmt::format("output %{} lives in pool @{}", module.buffer(b).name, pool.name));
+          });
+    }
+    placed.peak = pool.bytes;
+    if (problem.requests.empty()) {
+      if (pool.bytes != 0)
+        fail(fmt::format("pool @{} of {} bytes holds no buffer", pool.name, pool.bytes));
+      continue;
+    }
+    if (std::string error = plan::validateProblem(problem); !error.empty())
+      fail(fmt::format("pool @{}: {}", pool.name, error));
+    plan::CheckResult check = plan::checkPlan(problem, placed);
+    if (!check.ok())
+      fail(fmt::format("pool @{}: {}", pool.name, check.errors.front()));
+  }
+  for (const MemoryPlanStats &s : module.memoryStats) {
+    if (s.function != function.name)
+      continue;
+    if (s.peak < s.lowerBound)
+      fail(fmt::format("on {} the peak {} is below the lower bound {}", s.device, s.peak,
+                       s.lowerBound));
+    if (strategy == MemoryPlan::None && s.peak != s.lowerBound)
+      fail(fmt::format("on {} the peak {} without reuse differs from the lower bound {}",
+                       s.device, s.peak, s.lowerBound));
+  }
+}
+
+} // namespace wirc::passes::memory

@@ -1,0 +1,175 @@
+//===- EmitterRegistryTest.cpp - emit::registerEmitter and its users ------===//
+#include "TestUtil.h"
+
+#include "wirc/driver/Compiler.h"
+#include "wirc/emit/Emitter.h"
+#include "wirc/support/OutputFile.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+#include <unistd.h>
+
+using namespace wirc;
+
+namespace {
+
+std::string readSample(const std::string &relative) {
+  std::string text;
+  REQUIRE(readWholeFile(std::string(WIRC_SOURCE_DIR) + "/samples/" + relative, text) == "");
+  return text;
+}
+
+ir::Module compileSample(const std::string &relative) {
+  DiagnosticEngine diag;
+  std::string text = readSample(relative);
+  auto document = test::read(text, diag);
+  REQUIRE(document);
+  ir::Module module;
+  REQUIRE(test::compile(*document, module, diag));
+  return module;
+}
+
+std::vector<std::string> registeredNames() {
+  std::vector<std::string> names;
+  for (const emit::EmitterInfo *info : emit::registeredEmitters())
+    names.push_back(info->name);
+  return names;
+}
+
+std::string countKernels(const ir::Module &module, const emit::EmitOptions &) {
+  return std::to_string(module.kernels.size()) + " kernels\n";
+}
+
+} // namespace
+
+TEST_CASE("the built-in emitters come first, registered like any other", "[emit-registry]") {
+  std::vector<std::string> names = registeredNames();
+  REQUIRE(names.size() >= 4);
+  CHECK(std::vector<std::string>(names.begin(), names.begin() + 4) ==
+        std::vector<std::string>{"fx", "fx-module", "python", "cpp"});
+  CHECK(emit::findEmitter("fx")->extension == ".txt");
+  CHECK(emit::findEmitter("cpp")->extension == ".cpp");
+  CHECK(emit::findEmitter("python")->extension == ".py");
+  CHECK(emit::findEmitter("nonexistent") == nullptr);
+
+  ir::Module module = compileSample("seed/01-add.json");
+  emit::EmitOptions options;
+  options.fxLegacyGrid = true;
+  CHECK(emit::emitModule("fx", module, options) == emit::emitFx(module, options));
+  CHECK(emit::emitModule("fx-module", module) == emit::emitFxModule(module));
+  CHECK(emit::emitModule("python", module) == emit::emitPython(module));
+  CHECK_THROWS_AS(emit::emitModule("nonexistent", module), InternalError);
+}
+
+TEST_CASE("a registered emitter is listed, found and used by compile()", "[emit-registry]") {
+  size_t before = emit::registeredEmitters().size();
+  REQUIRE(emit::registerEmitter("unit-count", ".txt", "counts kernels", countKernels) == "");
+  std::vector<std::string> names = registeredNames();
+  REQUIRE(names.size() == before + 1);
+  CHECK(names.back() == "unit-count");
+  const emit::EmitterInfo *info = emit::findEmitter("unit-count");
+  REQUIRE(info);
+  CHECK(info->summary == "counts kernels");
+
+  ir::Module module = compileSample("seed/03-topk-multi-output.json");
+  CHECK(emit::emitModule("unit-count", module) == "2 kernels\n");
+
+  // compile() runs the same pipeline and hands the result to the emitter.
+  std::filesystem::path out =
+      std::filesystem::temp_directory_path() / ("wirc-unit-count-" + std::to_string(::getpid()));
+  CompileRequest request;
+  request.inputPath = std::string(WIRC_SOURCE_DIR) + "/samples/seed/03-topk-multi-output.json";
+  request.outputPath = out.string();
+  request.emit = "unit-count";
+  DiagnosticEngine diag;
+  REQUIRE(compile(request, diag) == ExitCode::Success);
+  std::string written;
+  REQUIRE(readWholeFile(out.string(), written) == "");
+  std::filesystem::remove(out);
+  CHECK(written == "2 kernels\n");
+}
+
+TEST_CASE("compile() rejects an emitter name nobody registered", "[emit-registry]") {
+  CompileRequest request;
+  request.inputPath = std::string(WIRC_SOURCE_DIR) + "/samples/seed/01-add.json";
+  request.emit = "unit-unregistered";
+  DiagnosticEngine diag;
+  CHECK(compile(request, diag) == ExitCode::UsageError);
+  CHECK(test::firstError(diag) == "no emitter is registered as 'unit-unregistered'");
+}
+
+TEST_CASE("malformed or taken registrations change nothing", "[emit-registry]") {
+  std::vector<std::string> before = registeredNames();
+  struct Case {
+    std::string name, extension;
+    bool hasFunction;
+    std::string error;
+  };
+  std::vector<Case> cases = {
+      {"fx", ".txt", true, "an emitter named 'fx' is already registered"},
+      {"", ".txt", true, "invalid emitter name ''"},
+      {"Fx2", ".txt", true, "invalid emitter name 'Fx2'"},
+      {"2fx", ".txt", true, "invalid emitter name '2fx'"},
+      {"my_fx", ".txt", true, "invalid emitter name 'my_fx'"},
+      {"my fx", ".txt", true, "invalid emitter name 'my fx'"},
+      {std::string(65, 'a'), ".txt", true, "invalid emitter name 'aaaa"},
+      {"unit-ext", "txt", true, "invalid extension 'txt' for emitter 'unit-ext'"},
+      {"unit-ext", ".", true, "invalid extension '.' for emitter 'unit-ext'"},
+      {"unit-ext", ".t-x", true, "invalid extension '.t-x' for emitter 'unit-ext'"},
+      {"unit-nofn", ".txt", false, "emitter 'unit-nofn' has no emit function"},
+  };
+  for (const Case &c : cases) {
+    INFO("name '" << c.name << "', extension '" << c.extension << "'");
+    std::string error = emit::registerEmitter(
+        c.name, c.extension, "", c.hasFunction ? emit::EmitFunction(countKernels) : nullptr);
+    CHECK_THAT(error, Catch::StartsWith(c.error));
+  }
+  CHECK(registeredNames() == before);
+  // The longest name and an empty extension are fine.
+  CHECK(emit::registerEmitter(std::string(64, 'b'), "", "", countKernels) == "");
+  CHECK(emit::registerEmitter("unit-dup", ".out", "", countKernels) == "");
+  CHECK(emit::registerEmitter("unit-dup", ".out", "", countKernels) ==
+        "an emitter named 'unit-dup' is already registered");
+}
+
+TEST_CASE("concurrent registrations each succeed once and keep earlier emitters in place",
+          "[emit-registry]") {
+  const emit::EmitterInfo *fx = emit::findEmitter("fx");
+  constexpr int kThreads = 8, kPerThread = 40;
+  std::atomic<int> contestedWins = 0, lost = 0;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([t, &contestedWins, &lost] {
+      for (int i = 0; i < kPerThread; ++i) {
+        std::string name = "unit-t" + std::to_string(t) + "-" + std::to_string(i);
+        if (emit::registerEmitter(name, ".txt", "", countKernels) != "")
+          ++lost;
+        if (emit::registerEmitter("unit-contested", ".txt", "", countKernels) == "")
+          ++contestedWins;
+        (void)emit::registeredEmitters();
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  CHECK(lost == 0);
+  CHECK(contestedWins == 1);
+  std::vector<std::string> names = registeredNames();
+  for (int t = 0; t < kThreads; ++t) {
+    // Each thread's emitters appear in the order it registered them.
+    auto previous = names.begin();
+    for (int i = 0; i < kPerThread; ++i) {
+      auto it = std::find(names.begin(), names.end(),
+                          "unit-t" + std::to_string(t) + "-" + std::to_string(i));
+      REQUIRE(it != names.end());
+      CHECK(it >= previous);
+      previous = it;
+    }
+  }
+  CHECK(emit::findEmitter("fx") == fx);
+  CHECK(fx->name == "fx");
+}

@@ -1,0 +1,279 @@
+//===- MemoryPlanTest.cpp - plan-memory's strategies and their checks -----===//
+#include "TestUtil.h"
+
+#include "../../lib/passes/MemoryPlanning.h"
+#include "wirc/ir/Verifier.h"
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <random>
+#include <set>
+
+using namespace wirc;
+using Json = nlohmann::ordered_json;
+using passes::MemoryPlan;
+
+namespace {
+
+Json tensor(const std::string &name, Json size, const std::string &dtype = "float32") {
+  return {{"name", name}, {"dtype", dtype}, {"device", "cuda:0"}, {"size", {size}}, {"stride", {1}}};
+}
+
+/// A random graph: each kernel reads 1-3 earlier tensors (sometimes through a
+/// reinterpret view) and writes a new buffer of a random size, dtype and,
+/// with \p symbolic, sometimes the symbolic size s0. Some buffers are
+/// outputs.
+Json randomGraph(std::mt19937_64 &rng, int numKernels, bool symbolic) {
+  Json inputs = Json::array(), buffers = Json::array(), kernels = Json::array(),
+       nodes = Json::array(), outputs = Json::array();
+  std::vector<std::string> tensors;
+  Json symbols = Json::array();
+  if (symbolic) {
+    symbols.push_back({{"name", "s0"}, {"hint", 48}});
+    inputs.push_back({{"name", "s0"}, {"kind", "symbol"}});
+  }
+  inputs.push_back(tensor("arg0_1", 64));
+  tensors.push_back("arg0_1");
+  const char *dtypes[] = {"float32", "float16", "int64", "uint8"};
+  for (int k = 0; k < numKernels; ++k) {
+    std::string name = fmt::format("k{}", k);
+    kernels.push_back({{"name", name},
+                       {"language", "triton"},
+                       {"source", "..."},
+                       {"configs", {{{"kwargs", {{"XBLOCK", 64}}}}}}});
+    Json args = Json::array();
+    std::set<std::string> chosen;
+    int reads = 1 + static_cast<int>(rng() % 3);
+    for (int r = 0; r < reads; ++r)
+      chosen.insert(tensors[rng() % tensors.size()]);
+    for (const std::string &t : chosen) {
+      if (rng() % 4 == 0 && t != "arg0_1")
+        args.push_back({{"role", "input"},
+                        {"view", {{"base", t}, {"size", {1}}, {"stride", {1}}, {"offset", 0}}}});
+      else
+        args.push_back({{"role", "input"}, {"buffer", t}});
+    }
+    std::string out = fmt::format("buf{}", k);
+    Json size = symbolic && rng() % 3 == 0 ? Json("s0") : Json(1 + static_cast<int>(rng() % 300));
+    buffers.push_back(tensor(out, size, dtypes[rng() % 4]));
+    args.push_back({{"role", "output"}, {"buffer", out}});
+    nodes.push_back({{"op", "kernel_call"}, {"kernel", name}, {"args", args}, {"numels", {{"xnumel", 64}}}});
+    tensors.push_back(out);
+  }
+  for (int k = 0; k < numKernels; ++k)
+    if (k + 1 == numKernels || rng() % 5 == 0)
+      outputs.push_back({{"buffer", fmt::format("buf{}", k)}});
+  Json doc = {{"format", "wirc.graph"}, {"version", 1}, {"name", "g"}};
+  if (symbolic)
+    doc["symbols"] = symbols;
+  doc["inputs"] = inputs;
+  doc["buffers"] = buffers;
+  doc["kernels"] = kernels;
+  doc["nodes"] = nodes;
+  doc["outputs"] = outputs;
+  return doc;
+}
+
+struct Compiled {
+  ir::Module module;
+  int64_t lowerBound = 0;
+  int64_t peak = 0;
+};
+
+Compiled compileWith(const graph::Document &doc, MemoryPlan plan) {
+  DiagnosticEngine diag;
+  passes::CompileOptions options;
+  options.memoryPlan = plan;
+  options.verifyPlan = true;
+  Compiled c;
+  REQUIRE(test::compile(doc, c.module, diag, options));
+  for (const ir::MemoryPlanStats &s : c.module.memoryStats) {
+    c.lowerBound += s.lowerBound;
+    c.peak += s.peak;
+    CHECK(s.strategy == std::string(passes::memoryPlanName(plan)));
+  }
+  return c;
+}
+
+} // namespace
+
+TEST_CASE("every strategy's plan passes the checker and never beats the bound",
+          "[plan-memory][property]") {
+  std::mt19937_64 rng(7);
+  int pooled = 0;
+  for (int trial = 0; trial < 120; ++trial) {
+    Json json = randomGraph(rng, 2 + trial % 29, trial % 2 == 1);
+    DiagnosticEngine diag;
+    auto doc = test::read(json.dump(), diag);
+    REQUIRE(doc);
+    Compiled none = compileWith(*doc, MemoryPlan::None);
+    Compiled reuse = compileWith(*doc, MemoryPlan::Reuse);
+    Compiled pool = compileWith(*doc, MemoryPlan::Pool);
+    Compiled arena = compileWith(*doc, MemoryPlan::Arena);
+    INFO(json.dump());
+    // The bound depends on liveness only, not on the strategy.
+    CHECK(reuse.lowerBound == none.lowerBound);
+    CHECK(pool.lowerBound == none.lowerBound);
+    CHECK(arena.lowerBound == none.lowerBound);
+    CHECK(none.peak == none.lowerBound);
+    CHECK(reuse.peak >= reuse.lowerBound);
+    // Reuse never keeps storage alive where that would raise the peak.
+    CHECK(reuse.peak <= none.peak);
+    CHECK(pool.peak >= pool.lowerBound);
+    CHECK(arena.peak >= arena.lowerBound);
+    // The arena falls back to reuse rather than cost more.
+    CHECK(arena.peak <= reuse.peak);
+    for (const ir::Module *m : {&pool.module, &arena.module}) {
+      CHECK(ir::verifyModule(*m).empty());
+      pooled += static_cast<int>(m->pools.size());
+      // No output lives in a pool.
+      for (const ir::Line &line : m->main().lines)
+        if (const auto *a = std::get_if<ir::AllocateFromPoolLine>(&line))
+          for (const ir::Line &l : m->main().lines)
+            if (const auto *o = std::get_if<ir::OutputLine>(&l))
+              for (const ir::Value &v : o->outputs)
+                ir::forEachBuffer(v, [&](ir::BufferId b) { CHECK(b != a->buffer); });
+    }
+  }
+  CHECK(pooled > 50);
+}
+
+TEST_CASE("symbolic sizes never enter a pool", "[plan-memory]") {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 40; ++trial) {
+    Json json = randomGraph(rng, 3 + trial % 17, true);
+    DiagnosticEngine diag;
+    auto doc = test::read(json.dump(), diag);
+    REQUIRE(doc);
+    for (MemoryPlan plan : {MemoryPlan::Pool, MemoryPlan::Arena}) {
+      Compiled c = compileWith(*doc, plan);
+      for (const ir::Line &line : c.module.main().lines)
+        if (const auto *a = std::get_if<ir::AllocateFromPoolLine>(&line))
+          for (const sym::Expr &e : c.module.buffer(a->buffer).layout.size)
+            CHECK(e.isConstant());
+    }
+  }
+}
+
+TEST_CASE("pool and arena plans of a graph are deterministic", "[plan-memory]") {
+  std::mt19937_64 rng(3);
+  Json json = randomGraph(rng, 40, true);
+  DiagnosticEngine diag;
+  auto doc = test::read(json.dump(), diag);
+  REQUIRE(doc);
+  for (MemoryPlan plan : {MemoryPlan::Pool, MemoryPlan::Arena}) {
+    std::string first = ir::printModule(compileWith(*doc, plan).module);
+    CHECK(ir::printModule(compileWith(*doc, plan).module) == first);
+  }
+}
+
+TEST_CASE("--verify-plan rejects a corrupted plan", "[plan-memory]") {
+  std::mt19937_64 rng(5);
+  int corrupted = 0;
+  for (int trial = 0; trial < 60 && corrupted < 10; ++trial) {
+    Json json = randomGraph(rng, 12 + trial % 10, false);
+    DiagnosticEngine diag;
+    auto doc = test::read(json.dump(), diag);
+    REQUIRE(doc);
+    Compiled c = compileWith(*doc, MemoryPlan::Arena);
+    // Move the second carved buffer of a pool onto the first: they are live
+    // together in some plans, which the checker must then reject.
+    std::vector<ir::AllocateFromPoolLine *> carved;
+    for (ir::Line &line : c.module.main().lines)
+      if (auto *a = std::get_if<ir::AllocateFromPoolLine>(&line))
+        carved.push_back(a);
+    if (carved.size() < 2 || carved[0]->pool != carved[1]->pool)
+      continue;
+    ir::Module broken = c.module;
+    for (ir::Line &line : broken.main().lines)
+      if (auto *a = std::get_if<ir::AllocateFromPoolLine>(&line); a && a->buffer == carved[1]->buffer)
+        a->offset = carved[0]->offset;
+    bool overlapsInTime = false;
+    {
+      // Live together when the second begins before the first's last use.
+      size_t second = 0, lastUseOfFirst = 0;
+      const auto &lines = broken.main().lines;
+      for (size_t i = 0; i < lines.size(); ++i) {
+        if (const auto *a = std::get_if<ir::AllocateFromPoolLine>(&lines[i]);
+            a && a->buffer == carved[1]->buffer)
+          second = i;
+        ir::forEachUse(lines[i], [&](ir::BufferId b) {
+          const ir::BufferInfo &info = broken.buffer(b);
+          if (b == carved[0]->buffer ||
+              (info.kind == ir::BufferKind::View && info.viewBase == carved[0]->buffer))
+            lastUseOfFirst = i;
+        });
+      }
+      overlapsInTime = second < lastUseOfFirst;
+    }
+    if (!overlapsInTime)
+      continue;
+    ++corrupted;
+    CHECK_THROWS_WITH(passes::memory::verifyPlans(broken, 0, MemoryPlan::Arena),
+                      Catch::Contains("--verify-plan: the arena memory plan of 'g' is invalid"));
+  }
+  CHECK(corrupted > 0);
+}
+
+TEST_CASE("the verifier checks pool lines", "[verifier]") {
+  // The first random graph whose arena plan carves buffers of several
+  // bytes per element.
+  std::mt19937_64 rng(9);
+  Compiled c;
+  for (int trial = 0; trial < 100; ++trial) {
+    Json json = randomGraph(rng, 20, false);
+    DiagnosticEngine diag;
+    auto doc = test::read(json.dump(), diag);
+    REQUIRE(doc);
+    c = compileWith(*doc, MemoryPlan::Arena);
+    bool wide = false;
+    for (const ir::Line &line : c.module.main().lines)
+      if (const auto *a = std::get_if<ir::AllocateFromPoolLine>(&line))
+        wide |= graph::dtypeSize(c.module.buffer(a->buffer).layout.dtype) > 1;
+    if (wide)
+      break;
+  }
+  REQUIRE(!c.module.pools.empty());
+  auto firstError = [](const ir::Module &m) {
+    std::vector<std::string> errors = ir::verifyModule(m);
+    return errors.empty() ? std::string() : errors.front();
+  };
+  REQUIRE(firstError(c.module).empty());
+
+  SECTION("a pool that is never freed") {
+    auto &lines = c.module.main().lines;
+    lines.erase(std::find_if(lines.begin(), lines.end(), [](const ir::Line &l) {
+      return std::holds_alternative<ir::PoolFreeLine>(l);
+    }));
+    CHECK_THAT(firstError(c.module), Catch::Contains("is never freed"));
+  }
+  SECTION("a buffer used after its pool was freed") {
+    auto &lines = c.module.main().lines;
+    auto free = std::find_if(lines.begin(), lines.end(), [](const ir::Line &l) {
+      return std::holds_alternative<ir::PoolFreeLine>(l);
+    });
+    ir::Line moved = *free;
+    lines.erase(free);
+    // Free the pool right after the first carved buffer's definition.
+    auto carved = std::find_if(lines.begin(), lines.end(), [](const ir::Line &l) {
+      return std::holds_alternative<ir::AllocateFromPoolLine>(l);
+    });
+    lines.insert(carved + 1, moved);
+    CHECK_THAT(firstError(c.module), Catch::Contains("after its pool"));
+  }
+  SECTION("an offset that is not a multiple of the item size") {
+    for (ir::Line &line : c.module.main().lines)
+      if (auto *a = std::get_if<ir::AllocateFromPoolLine>(&line);
+          a && graph::dtypeSize(c.module.buffer(a->buffer).layout.dtype) > 1) {
+        a->offset += 1;
+        break;
+      }
+    CHECK_THAT(firstError(c.module), Catch::Contains("not a multiple of its item size"));
+  }
+  SECTION("a buffer past the end of its pool") {
+    c.module.pools[0].bytes = 0;
+    CHECK_THAT(firstError(c.module), Catch::Contains("does not fit in pool"));
+  }
+}
