@@ -17,8 +17,8 @@
 # find_package(CUDAToolkit), which must succeed). Either way the target's
 # WIRC_OUTPUT property holds the output's absolute path.
 #
-# Shipped with wirc's package (find_package(wirc)); inside wirc's own build it
-# is cmake/WircCompile.cmake. See docs/library.md.
+# Shipped with wirc's package: find_package(wirc) includes it. See
+# docs/library.md.
 include_guard(GLOBAL)
 
 function(wirc_compile)

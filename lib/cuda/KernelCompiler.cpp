@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <optional>
 #include <mutex>
@@ -369,9 +370,17 @@ CompileResult compileKernels(std::span<const KernelJob> jobs, const CompilerOpti
   unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(jobs.size())));
   std::atomic<size_t> next{0};
+  // An exception (out of memory) must not escape a worker thread, where it
+  // would terminate the process: the first, in job order, is rethrown here.
+  std::vector<std::exception_ptr> thrown(jobs.size());
   auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < jobs.size();)
-      work(i);
+    for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
+      try {
+        work(i);
+      } catch (...) {
+        thrown[i] = std::current_exception();
+      }
+    }
   };
   if (threads == 1) {
     worker();
@@ -380,6 +389,9 @@ CompileResult compileKernels(std::span<const KernelJob> jobs, const CompilerOpti
     for (unsigned t = 0; t < threads; ++t)
       pool.emplace_back(worker);
   }
+  for (const std::exception_ptr &e : thrown)
+    if (e)
+      std::rethrow_exception(e);
 
   for (std::string &missing : missingTool)
     if (!missing.empty()) {
@@ -395,14 +407,16 @@ CompileResult compileKernels(std::span<const KernelJob> jobs, const CompilerOpti
       continue;
     }
     out.fromCache ? ++result.cached : ++result.compiled;
-    if (options.log) {
+    if (options.log)
       options.log(fmt::format("kernel '{}': {} {} ({})", jobs[i].name,
                               out.fromCache ? "cache hit" : "compiled, cache miss",
                               out.key.substr(0, 16), out.toolchain));
-      if (!cacheWarnings[i].empty())
-        options.log(fmt::format("kernel '{}': not cached: {}", jobs[i].name, cacheWarnings[i]));
-    }
   }
+  for (const std::string &warning : cacheWarnings)
+    if (!warning.empty() && options.warn) {
+      options.warn(fmt::format("kernels were not cached: {}", warning));
+      break;
+    }
   if (!result.errors.empty())
     result.kernels.clear();
   return result;

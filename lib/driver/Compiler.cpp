@@ -22,8 +22,8 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
     diag.error(fmt::format("no emitter is registered as '{}'", request.emit));
     return ExitCode::UsageError;
   }
-  if (!request.outputDir.empty() && (request.printIR || request.emit != "cpp" || request.build)) {
-    diag.error("an output directory needs --emit=cpp (and neither --print-ir nor --build)");
+  if (!request.outputDir.empty() && (request.printIR || request.emit != "cpp")) {
+    diag.error("an output directory needs --emit=cpp (and not --print-ir)");
     return ExitCode::UsageError;
   }
   // Before any work: a directory that cannot be written fails fast.
@@ -34,9 +34,10 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
     }
   }
   std::optional<WrapperProject> project;
-  if (request.build) {
+  if (request.build && request.outputDir.empty()) {
     if (request.printIR || request.emit != "cpp" || request.outputPath == "-") {
-      diag.error("--build needs --emit=cpp and an output file (-o NAME.cpp)");
+      diag.error("--build needs --emit=cpp and an output file or directory (-o NAME.cpp or "
+                 "-o DIR/)");
       return ExitCode::UsageError;
     }
     if (!(project = planWrapperProject(request.outputPath, diag)))
@@ -87,7 +88,15 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
     return ExitCode::NotImplemented;
   }
   if (!request.outputDir.empty()) {
-    OutputFiles files = buildOutputDirectory(module, output, images, request.kernels.arch);
+    OutputFiles extra;
+    if (request.build) {
+      // The project goes next to the wrapper; the manifest lists it too.
+      WrapperProject dirProject{"CMakeLists.txt", module.name + ".cpp", module.name};
+      extra.emplace_back(dirProject.cmakeListsPath,
+                         printWrapperCMakeLists(dirProject, module.name));
+    }
+    OutputFiles files =
+        buildOutputDirectory(module, output, images, request.kernels.arch, std::move(extra));
     if (std::string error = writeOutputDirectory(request.outputDir, files); !error.empty()) {
       diag.error(error);
       return ExitCode::UserError;

@@ -22,9 +22,11 @@ namespace fs = std::filesystem;
 
 OutputFiles buildOutputDirectory(const ir::Module &module, const std::string &wrapper,
                                  const std::vector<cuda::KernelImage> &images,
-                                 const std::string &arch) {
+                                 const std::string &arch, OutputFiles extra) {
   OutputFiles files;
   files.emplace_back(module.name + ".cpp", wrapper);
+  for (auto &file : extra)
+    files.push_back(std::move(file));
   for (const cuda::KernelImage &image : images) {
     files.emplace_back("kernels/" + image.fileStem + ".cubin", image.cubin);
     if (!image.ptx.empty())
@@ -79,6 +81,8 @@ std::string buildManifest(const ir::Module &module, const OutputFiles &files,
     p["peak_bytes"] = stats.peak;
     p["lower_bound"] = stats.lowerBoundExpr;
     p["peak"] = stats.peakExpr;
+    p["method"] = stats.method;
+    p["pools"] = stats.pools;
     plans.push_back(std::move(p));
   }
   manifest["memory_plans"] = std::move(plans);

@@ -342,7 +342,10 @@ void CppEmitter::body(std::string &text, const Line &l) {
           [&](const SymbolBindingLine &b) {
             switch (b.source) {
             case SymbolBindingLine::Source::Input:
-              line(fmt::format("const int64_t {} = {};", b.symbol, name(b.tensor)));
+              // The prologue binds each symbol input from symbols[] under its
+              // own name, which is usually the symbol's.
+              if (name(b.tensor) != b.symbol)
+                line(fmt::format("const int64_t {} = {};", b.symbol, name(b.tensor)));
               break;
             case SymbolBindingLine::Source::Size:
               line(fmt::format("const int64_t {} = {}.sizes[{}];", b.symbol, name(b.tensor), b.dim));

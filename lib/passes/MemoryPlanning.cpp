@@ -57,12 +57,6 @@ BufferId storageOf(const Module &module, BufferId b) {
   return info.kind == BufferKind::View ? info.viewBase : b;
 }
 
-/// Devices in a fixed order (CPU first, then by index), so that pools and
-/// figures come out in the same order on every run.
-bool deviceLess(const graph::Device &a, const graph::Device &b) {
-  return std::pair(static_cast<int>(a.kind), a.index) < std::pair(static_cast<int>(b.kind), b.index);
-}
-
 /// The largest of \p candidates, printed; "" when it is a constant.
 std::string maxExpr(const std::map<std::string, sym::Expr> &candidates) {
   std::vector<sym::Expr> list;
@@ -157,12 +151,28 @@ StorageGroups collectGroups(const Module &module, const Function &function) {
         result.groups[g].members.push_back(r->reusedAs);
       }
     }
+    auto pin = [&](BufferId b) {
+      if (uint32_t g = groupOfStorage(b); g != kNoGroup)
+        result.groups[g].pinned = true;
+    };
+    auto escape = [&](BufferId b) {
+      if (uint32_t g = groupOfStorage(b); g != kNoGroup)
+        result.groups[g].mayBeAliased = true;
+    };
     if (const auto *o = std::get_if<OutputLine>(&line))
       for (const Value &v : o->outputs)
-        forEachBuffer(v, [&](BufferId b) {
-          if (uint32_t g = groupOfStorage(b); g != kNoGroup)
-            result.groups[g].pinned = true;
-        });
+        forEachBuffer(v, pin);
+    // What an extern kernel returns, or a subgraph, may alias its arguments
+    // (a view op); the alias's life is not tracked here.
+    if (const auto *e = std::get_if<ExternKernelAllocLine>(&line)) {
+      for (const Value &v : e->args)
+        forEachBuffer(v, escape);
+      for (const auto &kv : e->kwargs)
+        forEachBuffer(kv.second, escape);
+    }
+    if (const auto *c = std::get_if<CondLine>(&line))
+      for (const Value &v : c->operands)
+        forEachBuffer(v, escape);
     forEachUse(line, [&](BufferId b) {
       if (uint32_t g = groupOfStorage(b); g != kNoGroup)
         result.groups[g].end = std::max(result.groups[g].end, i + 1);
@@ -252,7 +262,9 @@ std::map<std::pair<int, int>, DeviceLive> simulate(const Module &module, const F
                     bool symbolic) {
     DeviceLive &l = live[{static_cast<int>(d.kind), d.index}];
     l.symbolic |= symbolic;
-    l.bytes = grow ? l.bytes + bytes : l.bytes - bytes;
+    // Saturates rather than wraps on absurd sizes (the figures are then
+    // meaningless, but never undefined).
+    l.bytes = grow ? plan::checkedAdd(l.bytes, bytes).value_or(INT64_MAX) : l.bytes - bytes;
     l.peak = std::max(l.peak, l.bytes);
     if (!withExprs)
       return;
@@ -284,8 +296,8 @@ std::map<std::pair<int, int>, DeviceLive> simulate(const Module &module, const F
     } else if (const auto *p = std::get_if<PoolAllocateLine>(&line)) {
       const PoolInfo &pool = module.pool(p->pool);
       change(pool.device, pool.bytes, sym::Expr(pool.bytes), true, false);
-    } else if (const auto *p = std::get_if<PoolFreeLine>(&line)) {
-      const PoolInfo &pool = module.pool(p->pool);
+    } else if (const auto *pf = std::get_if<PoolFreeLine>(&line)) {
+      const PoolInfo &pool = module.pool(pf->pool);
       change(pool.device, pool.bytes, sym::Expr(pool.bytes), false, false);
     }
   }
@@ -338,7 +350,7 @@ bool placeInPools(Module &module, unsigned functionIndex, MemoryPlan strategy,
   std::map<std::pair<int, int>, std::vector<uint32_t>> byDevice;
   for (uint32_t g = 0; g < groups.groups.size(); ++g) {
     const StorageGroup &group = groups.groups[g];
-    bool eligible = group.allocated && !group.pinned;
+    bool eligible = group.allocated && !group.pinned && !group.mayBeAliased;
     for (BufferId b : group.members) {
       const BufferInfo &info = module.buffer(b);
       const StorageSize &size = sizes.of(b);
@@ -465,18 +477,16 @@ std::optional<int64_t> checkedStaticBytes(const graph::Layout &layout) {
   for (size_t i = 0; i < layout.size.size(); ++i) {
     std::optional<int64_t> size = layout.size[i].constant();
     std::optional<int64_t> stride = layout.stride[i].constant();
-    if (!size || !stride)
+    int64_t span = 0;
+    if (!size || !stride || __builtin_mul_overflow(*size - 1, *stride, &span) ||
+        __builtin_add_overflow(extent, span, &extent))
       return std::nullopt;
-    __int128 next = static_cast<__int128>(*size - 1) * *stride + extent;
-    if (next > INT64_MAX || next < INT64_MIN)
-      return std::nullopt;
-    extent = static_cast<int64_t>(next);
   }
-  __int128 bytes = static_cast<__int128>(extent) * graph::dtypeSize(layout.dtype);
-  __int128 padded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  if (bytes < 0 || padded > INT64_MAX)
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(extent, static_cast<int64_t>(graph::dtypeSize(layout.dtype)), &bytes) ||
+      bytes < 0 || bytes > INT64_MAX - kAlignment)
     return std::nullopt;
-  return static_cast<int64_t>(padded);
+  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
 }
 
 } // namespace

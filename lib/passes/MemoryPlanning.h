@@ -63,6 +63,9 @@ struct StorageGroup {
   size_t end = 0;                    ///< one past the last line using any member or view
   bool pinned = false;               ///< a member (or a view of one) is an output
   bool allocated = false;            ///< an alloc line, not a kernel's result
+  /// Passed to an extern kernel that returns a tensor, or to a subgraph,
+  /// whose result may alias it.
+  bool mayBeAliased = false;
 };
 
 /// The storage groups of \p function in order of their alloc lines, and for

@@ -107,6 +107,9 @@ run(COMMAND "${build}/launch-grids" --list-emitters OUTPUT_VARIABLE out)
 check_text("${out}" LIST)
 run(COMMAND "${build}/launch-grids" "${WORK}/samples/seed/01-add.json" OUTPUT_VARIABLE out)
 check_text("${out}" STATIC)
+run(COMMAND "${build}/launch-grids" --line-kinds "${WORK}/samples/seed/06-dynamic-2d.json"
+    OUTPUT_VARIABLE out)
+check_text("${out}" KINDS)
 run(COMMAND "${build}/launch-grids" --emit=fx-annotated "${WORK}/samples/seed/05-dynamic-1d.json"
     OUTPUT_VARIABLE out)
 check_text("${out}" ANNOTATED)
@@ -143,4 +146,46 @@ if(CUDA_ROOT)
     message(FATAL_ERROR "the --build project built no libadd_relu.so")
   endif()
 endif()
+# 7. Misuses of wirc_compile() stop configuration with a message; a graph
+# wirc rejects fails the build with wirc's diagnostic and leaves no output.
+set(misuse "${WORK}/misuse")
+file(COPY "${WIRC_SOURCE_DIR}/test/lit/diagnostics/Inputs/negative-size.json"
+     DESTINATION "${WORK}/samples")
+foreach(case_message IN ITEMS
+    "missing-graph|wirc_compile: GRAPH is required"
+    "unexpected-argument|wirc_compile: unexpected arguments: GRAPHS"
+    "taken-target|wirc_compile: target 't' already exists"
+    "library-not-cpp|wirc_compile: LIBRARY needs EMIT cpp, not 'python'"
+    "library-type|wirc_compile: LIBRARY must be SHARED, STATIC or MODULE, not 'DYNAMIC'"
+    "library-no-cuda|wirc_compile: LIBRARY needs the CUDA toolkit")
+  string(REPLACE "|" ";" case_message "${case_message}")
+  list(GET case_message 0 case)
+  list(GET case_message 1 expected)
+  set(args ${configure_args})
+  if(case STREQUAL "library-no-cuda")
+    list(FILTER args EXCLUDE REGEX "CUDAToolkit")
+    list(APPEND args "-DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON")
+  endif()
+  run(COMMAND "${CMAKE_COMMAND}" -S "${CMAKE_CURRENT_LIST_DIR}/misuse" -B "${misuse}" ${args}
+              "-DWIRC_SAMPLES_DIR=${WORK}/samples" "-DCASE=${case}"
+      EXPECT_EXIT 1 OUTPUT_VARIABLE out)
+  # CMake reflows long messages: compare with whitespace collapsed.
+  string(REGEX REPLACE "[ \n]+" " " flat "${out_ERR}")
+  string(FIND "${flat}" "${expected}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "case ${case}: expected '${expected}' in:\n${out_ERR}")
+  endif()
+endforeach()
+run(COMMAND "${CMAKE_COMMAND}" -S "${CMAKE_CURRENT_LIST_DIR}/misuse" -B "${misuse}"
+            ${configure_args} "-DWIRC_SAMPLES_DIR=${WORK}/samples" -DCASE=bad-graph
+            "-DWIRC_BAD_GRAPH=${WORK}/samples/negative-size.json")
+run(COMMAND "${CMAKE_COMMAND}" --build "${misuse}" EXPECT_EXIT 1 OUTPUT_VARIABLE log)
+if(NOT "${log}${log_ERR}" MATCHES "negative-size.json:29:16: error: size -4 is negative")
+  message(FATAL_ERROR "the failed wirc_compile() rule did not show wirc's diagnostic:\n"
+                      "${log}${log_ERR}")
+endif()
+if(EXISTS "${misuse}/t.txt")
+  message(FATAL_ERROR "a failed wirc_compile() rule left ${misuse}/t.txt behind")
+endif()
+
 message(STATUS "consumer: all checks passed")

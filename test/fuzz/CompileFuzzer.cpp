@@ -84,6 +84,12 @@ void fuzzOne(std::string_view text) {
   options.sizeAsserts = false; // --no-size-asserts
   options.memoryPlan = passes::MemoryPlan::None;
   compileAndEmit(*document, options, text);
+  // The pool and arena plans, each checked by the independent plan checker.
+  options.verifyPlan = true;
+  for (passes::MemoryPlan plan : {passes::MemoryPlan::Pool, passes::MemoryPlan::Arena}) {
+    options.memoryPlan = plan;
+    compileAndEmit(*document, options, text);
+  }
 }
 
 } // namespace

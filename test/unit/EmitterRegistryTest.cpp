@@ -87,7 +87,9 @@ TEST_CASE("a registered emitter is listed, found and used by compile()", "[emit-
   request.outputPath = out.string();
   request.emit = "unit-count";
   DiagnosticEngine diag;
-  REQUIRE(compile(request, diag) == ExitCode::Success);
+  ExitCode code = compile(request, diag);
+  INFO(test::firstError(diag));
+  REQUIRE(code == ExitCode::Success);
   std::string written;
   REQUIRE(readWholeFile(out.string(), written) == "");
   std::filesystem::remove(out);

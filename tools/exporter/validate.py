@@ -4,18 +4,23 @@ For each program of corpus.py, in its own process:
   1. run it eagerly;
   2. run it under torch.compile with the exporter active, with Inductor's own
      wrapper and with Inductor's Python wrapper replaced by wirc's
-     (`--emit=python`, then `--emit=fx-module`), so that every graph Inductor
-     compiles (forward, backward, after graph breaks) runs as wirc emitted it;
+     (`--emit=python`, `--emit=fx-module`, then the standalone C++ wrapper of
+     `--emit=cpp`), so that every graph Inductor compiles (forward, backward,
+     after graph breaks) runs as wirc emitted it;
   3. compare outputs and mutated inputs with eager and with Inductor's;
   4. compile every exported graph with `--emit=fx` as well.
 
-usage: python validate.py --wirc WIRC --out DIR [--jobs N] [PROGRAM ...]
+usage: python validate.py --wirc WIRC --out DIR [--jobs N] [--plans P,...] [PROGRAM ...]
 
-Each program runs three times: with Inductor's own wrapper (which also exports
-the graphs), with wirc's --emit=python module, and with wirc's --emit=fx-module
-GraphModule. Outputs are compared with eager and with Inductor's; the peak
+Each program runs four times: with Inductor's own wrapper (which also exports
+the graphs), with wirc's --emit=python module, with wirc's --emit=fx-module
+GraphModule, and with wirc's --emit=cpp wrapper built into a library
+(wirc_export/cpp_runner.py; status "n/a" for programs with extern aten kernels,
+which the standalone wrapper rejects by design). Outputs are compared with eager and with Inductor's; the peak
 memory of a warm call and, per graph, Inductor's wrapper generation time and
-wirc's end-to-end time are recorded.
+wirc's end-to-end time are recorded. With --plans (e.g. --plans pool,arena), the
+python and fx-module runs are repeated with each `--memory-plan`, as modes
+`python+pool`, `fx-module+arena`, ...
 
 Writes DIR/results.json and DIR/fixtures/PROGRAM/graphN.json.
 """
@@ -59,7 +64,7 @@ def compare(expected, actual):
     return None
 
 
-MODES = ("inductor", "python", "fx-module")
+MODES = ("inductor", "python", "fx-module", "cpp")
 # The backend hook is checked on a few programs: fx-module with a user backend.
 BACKEND_PROGRAMS = ("mlp", "cond", "training")
 
@@ -75,9 +80,11 @@ def run_one(name, mode, wirc, out_dir):
     sys.path.insert(0, HERE)
     import corpus
     from wirc_export import exporting
+    from wirc_export.export import NotStandaloneError
 
     entry = corpus.PROGRAMS[name]
-    fixtures = os.path.join(out_dir, "fixtures" if mode == "inductor" else f"graphs-{mode}", name)
+    fixtures = os.path.join(out_dir, "fixtures" if mode == "inductor" else
+                            f"graphs-{mode.replace('+', '-')}", name)
     result = {"program": name, "mode": mode, "status": "fail"}
     torch.manual_seed(0)
     fn, inputs = entry["build"]()
@@ -86,9 +93,15 @@ def run_one(name, mode, wirc, out_dir):
         torch.manual_seed(1)
         expected = fn(*eager_inputs)
         torch._dynamo.reset()
-        replace = None if mode == "inductor" else "fx-module" if mode == "fx-backend" else mode
+        # "python+pool": the python emitter with --memory-plan=pool.
+        base_mode, _, plan = mode.partition("+")
+        replace = (None if base_mode == "inductor" else
+                   "fx-module" if base_mode == "fx-backend" else base_mode)
         wirc_args = ["--fx-backend=example_backend:compile_graph"] if mode == "fx-backend" else []
-        with exporting(fixtures, replace=replace, wirc=wirc, wirc_args=wirc_args) as exporter:
+        if plan:
+            wirc_args.append(f"--memory-plan={plan}")
+        with exporting(fixtures, replace=replace, wirc=wirc, wirc_args=wirc_args,
+                       artifacts=base_mode == "cpp") as exporter:
             compiled = torch.compile(fn, dynamic=entry["dynamic"])
             first_inputs = copy.deepcopy(inputs)
             start = time.perf_counter()
@@ -120,6 +133,10 @@ def run_one(name, mode, wirc, out_dir):
             result["status"] = "pass"
         torch.save([t.detach().cpu() if isinstance(t, torch.Tensor) else t
                     for t in flatten(actual)], os.path.join(out_dir, f"out-{name}-{mode}.pt"))
+    except NotStandaloneError as e:
+        # Not a failure: the standalone wrapper rejects extern aten kernels by design.
+        result["status"] = "n/a"
+        result["error"] = str(e).strip().splitlines()[-1][:400]
     except Exception as e:  # noqa: BLE001 - every failure is reported, none is fatal
         import traceback
         frames = [line for line in traceback.format_exception(e) if "wirc_export" in line]
@@ -147,6 +164,12 @@ def main():
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--mode", default="python", help=argparse.SUPPRESS)
+    parser.add_argument("--plans", default="",
+                        help="extra --memory-plan strategies to run the python and fx-module "
+                             "wrappers with (comma-separated)")
+    parser.add_argument("--modes", default=",".join(MODES),
+                        help="the wrappers to run (comma-separated; inductor always runs, "
+                             "as the reference)")
     parser.add_argument("programs", nargs="*")
     args = parser.parse_args()
     if args.one:
@@ -171,8 +194,12 @@ def main():
         return {"program": name, "mode": mode, "status": "crash",
                 "error": (p.stderr or p.stdout)[-2000:]}
 
-    jobs = [(name, mode) for name in names for mode in MODES]
+    modes = ("inductor",) + tuple(m for m in args.modes.split(",") if m in MODES[1:])
+    jobs = [(name, mode) for name in names for mode in modes]
     jobs += [(name, "fx-backend") for name in names if name in BACKEND_PROGRAMS]
+    plan_modes = tuple(f"{emit}+{plan}" for plan in filter(None, args.plans.split(","))
+                       for emit in modes[1:])
+    jobs += [(name, mode) for name in names for mode in plan_modes]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(child, jobs))
     by = {(r["program"], r["mode"]): r for r in results}
@@ -180,7 +207,7 @@ def main():
     import torch
     for name in names:
         reference = os.path.join(args.out, f"out-{name}-inductor.pt")
-        for mode in MODES[1:] + ("fx-backend",):
+        for mode in MODES[1:] + ("fx-backend",) + plan_modes:
             r = by.get((name, mode))
             if r is None:
                 continue
@@ -198,7 +225,7 @@ def main():
         line = f"{name:<22} inductor={ind['status']:<5} graphs={ind.get('graphs', '-')} " \
                f"kernels={ind.get('kernel_calls', '-')} " \
                f"fx={'ok' if all(g['rc'] == 0 for g in ind.get('fx', [])) else 'FAIL'}"
-        for mode in MODES[1:] + ("fx-backend",):
+        for mode in MODES[1:] + ("fx-backend",) + plan_modes:
             r = by.get((name, mode))
             if r is None:
                 continue
@@ -206,7 +233,7 @@ def main():
             if ind.get("peak_bytes") is not None and r.get("peak_bytes") is not None:
                 line += f" peak={r['peak_bytes']}/{ind['peak_bytes']}"
         print(line)
-        for mode in MODES + ("fx-backend",):
+        for mode in MODES + ("fx-backend",) + plan_modes:
             r = by.get((name, mode))
             if r is None:
                 continue

@@ -244,6 +244,7 @@ int run(int argc, char **argv) {
   }
   request.kernels.cacheDir = noCache ? std::string() : cacheDir;
   request.kernels.log = [](const std::string &line) { spdlog::debug("{}", line); };
+  request.kernels.warn = [](const std::string &line) { spdlog::warn("{}", line); };
   request.disableFree = true;
   request.options.sizeAsserts = !noSizeAsserts;
   request.options.memoryPlan = memoryPlan == "none"    ? wirc::passes::MemoryPlan::None

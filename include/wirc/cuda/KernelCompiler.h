@@ -52,6 +52,9 @@ struct CompilerOptions {
   unsigned threads = 0;
   /// Receives developer log lines (cache hits, compilations), in job order.
   std::function<void(const std::string &)> log;
+  /// Receives problems that do not stop compilation (a cache that cannot be
+  /// written), at most one per call.
+  std::function<void(const std::string &)> warn;
 };
 
 struct CompiledKernel {

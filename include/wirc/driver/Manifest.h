@@ -25,11 +25,12 @@ inline constexpr int kManifestVersion = 1;
 using OutputFiles = std::vector<std::pair<std::string, std::string>>;
 
 /// The output directory of a C++ compilation: \p wrapper (the emitted
-/// source), kernels/STEM.cubin and kernels/STEM.ptx for each image, and
-/// manifest.json last.
+/// source, GRAPH.cpp), then \p extra (such as a CMakeLists.txt),
+/// kernels/STEM.cubin and kernels/STEM.ptx for each image, and manifest.json
+/// last, listing them all.
 OutputFiles buildOutputDirectory(const ir::Module &module, const std::string &wrapper,
                                  const std::vector<cuda::KernelImage> &images,
-                                 const std::string &arch);
+                                 const std::string &arch, OutputFiles extra = {});
 
 /// manifest.json for those files (\p files without the manifest itself).
 std::string buildManifest(const ir::Module &module, const OutputFiles &files,

@@ -15,15 +15,16 @@ def main() -> int:
     parser.add_argument("--out", required=True, help="directory for the graph files")
     parser.add_argument("--artifacts", action="store_true",
                         help="include each kernel config's compiled PTX and cubin")
-    parser.add_argument("--replace", choices=["python", "fx-module"], default=None,
+    parser.add_argument("--replace", choices=["python", "fx-module", "cpp"], default=None,
                         help="run the program with wirc's emitted wrapper instead of "
-                        "Inductor's (validation)")
+                        "Inductor's (validation; cpp implies --artifacts)")
     parser.add_argument("--wirc", default="wirc", help="the wirc binary for --replace")
     parser.add_argument("script", help="the Python script to run")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
     options = parser.parse_args()
     sys.argv = [options.script] + options.args
-    with exporting(options.out, artifacts=options.artifacts, replace=options.replace,
+    artifacts = options.artifacts or options.replace == "cpp"
+    with exporting(options.out, artifacts=artifacts, replace=options.replace,
                    wirc=options.wirc):
         runpy.run_path(options.script, run_name="__main__")
     return 0

@@ -35,6 +35,10 @@ class ExportError(RuntimeError):
     """A construct the exporter cannot express in the graph format."""
 
 
+class NotStandaloneError(ExportError):
+    """A graph the standalone C++ wrapper cannot run (extern aten kernels, ...)."""
+
+
 _PATH = re.compile(r"(/(?:tmp|root|home|var|opt|usr|private)/[^\s'\"]*)")
 
 
@@ -245,6 +249,10 @@ class _GraphConverter:
         tuner = AsyncCompile().triton(entry, source, device_str="cuda")
         if hasattr(tuner, "result"):
             tuner = tuner.result()
+        if self.artifacts and not getattr(tuner, "compile_results", None):
+            # Compiled lazily otherwise (on the first launch): artifacts need
+            # every config's binary now.
+            tuner.precompile()
         self.tuners[name] = tuner
         signature = [{"name": k, "type": str(v)}
                      for k, v in tuner.triton_meta.get("signature", {}).items()]
@@ -677,6 +685,8 @@ class _Exporter:
         return path
 
     def emitted(self, path: str) -> str:
+        if self.replace == "cpp":
+            return self.emitted_cpp(path)
         start = time.perf_counter()
         result = subprocess.run([self.wirc, "compile", path, f"--emit={self.replace}",
                                  *self.wirc_args],
@@ -685,6 +695,24 @@ class _Exporter:
         if result.returncode != 0:
             raise ExportError(f"wirc failed on {path}:\n{result.stderr}")
         return result.stdout
+
+    def emitted_cpp(self, path: str) -> str:
+        """The standalone C++ wrapper, built into a library that the
+        returned Python module calls (wirc_export.cpp_runner)."""
+        from . import cpp_runner
+        cpp_path = path[:-len(".json")] + ".cpp"
+        start = time.perf_counter()
+        result = subprocess.run([self.wirc, "compile", path, "--emit=cpp", "-o", cpp_path,
+                                 *self.wirc_args], capture_output=True, text=True)
+        self.timings[-1]["wirc_s"] = time.perf_counter() - start
+        if result.returncode == 3:
+            raise NotStandaloneError(f"wirc cannot run {path} without Python:\n{result.stderr}")
+        if result.returncode != 0:
+            raise ExportError(f"wirc failed on {path}:\n{result.stderr}")
+        so_path = cpp_runner.build(cpp_path)
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        return cpp_runner.module_source(so_path, doc)
 
 
 _ACTIVE: Optional[_Exporter] = None
@@ -765,7 +793,9 @@ def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] =
     Caches that would skip code generation are turned off, as are graph
     partitions and alignment asserts, which the graph format does not carry.
     With replace="python" or "fx-module", the program runs wirc's emitted
-    wrapper (a Python module, or a module running the FX GraphModule);
+    wrapper (a Python module, or a module running the FX GraphModule); with
+    replace="cpp" (and artifacts=True), wirc's standalone C++ wrapper, built
+    into a library (cpp_runner.py);
     wirc_args are added to the `wirc compile` command line.
     """
     global _ACTIVE
@@ -778,6 +808,10 @@ def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] =
     exporter = _Exporter(out_dir, artifacts, replace, wirc, list(wirc_args))
     patches = {"fx_graph_cache": False, "fx_graph_remote_cache": False,
                "alignment_asserts": False}
+    if artifacts and hasattr(inductor_config, "use_static_cuda_launcher"):
+        # The static launcher keeps only a cubin; Triton's own compiled kernel
+        # also has the PTX and the scratch sizes the C++ wrapper needs.
+        patches["use_static_cuda_launcher"] = False
     if hasattr(inductor_config, "graph_partition"):
         patches["graph_partition"] = False
     _ACTIVE = exporter
