@@ -169,7 +169,7 @@ TEST_CASE("pool and arena plans of a graph are deterministic", "[plan-memory]") 
   }
 }
 
-TEST_CASE("--verify-plan rejects a corrupted plan", "[plan-memory]") {
+TEST_CASE("verify-plan rejects a corrupted plan", "[plan-memory]") {
   std::mt19937_64 rng(5);
   int corrupted = 0;
   for (int trial = 0; trial < 60 && corrupted < 10; ++trial) {
