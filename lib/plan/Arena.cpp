@@ -14,6 +14,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PlanInternal.h"
+#include "RadixSort.h"
+
+#include <cstring>
 
 namespace wirc::plan::detail {
 
@@ -31,25 +34,57 @@ uint64_t searchBudget(unsigned effort) {
   return kSearchWorkBase << (2 * (std::min(effort, kMaxEffort) - 1));
 }
 
+/// Nodes of the search for a plan at the lower bound: none below effort 2,
+/// then quadrupling with each level.
+uint64_t boundSearchNodes(unsigned effort) {
+  if (effort < 2)
+    return 0;
+  return uint64_t{100'000} << (2 * (std::min(effort, kMaxEffort) - 2));
+}
+
+/// The bound search costs O(sections) per node: it is for problems of
+/// hundreds to a few thousand requests.
+constexpr size_t kBoundSearchLimit = 5000;
+
 /// A cap linear in n for portfolio members whose cost depends on the input's
 /// shape rather than its size.
 uint64_t linearCap(size_t n, uint64_t perItem) { return perItem * n + (uint64_t{1} << 22); }
 
 /// How many requests each request is live together with, by binary search
-/// over the sorted begins and ends: O(n log n).
+/// over the sorted section starts and ends: O(n log n).
 std::vector<uint64_t> conflictDegrees(const Instance &inst) {
-  std::vector<int64_t> begins(inst.begin), ends(inst.end);
-  std::sort(begins.begin(), begins.end());
-  std::sort(ends.begin(), ends.end());
+  std::vector<int32_t> firsts(inst.first), lasts(inst.last);
+  std::sort(firsts.begin(), firsts.end());
+  std::sort(lasts.begin(), lasts.end());
   std::vector<uint64_t> degree(inst.count());
   for (size_t i = 0; i < inst.count(); ++i) {
     // Requests ending at or before i begins, or beginning at or after it ends,
     // are not live with it.
-    uint64_t before = std::upper_bound(ends.begin(), ends.end(), inst.begin[i]) - ends.begin();
-    uint64_t after = begins.end() - std::lower_bound(begins.begin(), begins.end(), inst.end[i]);
+    uint64_t before = std::upper_bound(lasts.begin(), lasts.end(), inst.first[i]) - lasts.begin();
+    uint64_t after = firsts.end() - std::lower_bound(firsts.begin(), firsts.end(), inst.last[i]);
     degree[i] = inst.count() - 1 - before - after;
   }
   return degree;
+}
+
+/// The number of pairs of requests live together (half the sum of the
+/// degrees), by a sweep over the sections: O(n + S).
+uint64_t conflictPairs(const Instance &inst) {
+  std::vector<uint32_t> begins(static_cast<size_t>(inst.numSections) + 1, 0);
+  std::vector<uint32_t> ends(static_cast<size_t>(inst.numSections) + 1, 0);
+  for (size_t i = 0; i < inst.count(); ++i) {
+    ++begins[inst.first[i]];
+    ++ends[inst.last[i]];
+  }
+  uint64_t pairs = 0, live = 0;
+  for (int32_t k = 0; k < inst.numSections; ++k) {
+    live -= ends[k];
+    // Each request that begins here meets every live one, including those
+    // that began here before it.
+    pairs += live * begins[k] + uint64_t{begins[k]} * (begins[k] - 1) / 2;
+    live += begins[k];
+  }
+  return pairs;
 }
 
 enum class KeyKind { Area, Size, Length };
@@ -92,14 +127,17 @@ Offsets planArena(const Instance &inst, const PlanOptions &options, PlanStats &s
   Best best;
   auto done = [&] { return best.peak == inst.lowerBound; };
 
+  // Sort keys shared by the members; ties are broken by index throughout.
+  std::vector<uint64_t> sizeDown(n), lengthDown(n);
+  for (size_t i = 0; i < n; ++i) {
+    sizeDown[i] = descendingKey(static_cast<uint64_t>(inst.size[i]));
+    lengthDown[i] = descendingKey(static_cast<uint64_t>(inst.length(i)));
+  }
+  const std::vector<uint32_t> longestFirst = orderByKeys(lengthDown, sizeDown);
+
   // Cheap members first: on network-shaped traces one of them usually
   // reaches the lower bound and ends the portfolio early.
   {
-    auto longestFirst = orderBy(inst, [&](uint32_t a, uint32_t b) {
-      if (inst.length(a) != inst.length(b))
-        return inst.length(a) > inst.length(b);
-      return inst.size[a] > inst.size[b];
-    });
     Offsets offsets = placeSkyline(inst, longestFirst);
     int64_t peak = peakOf(inst, offsets);
     best.offer(std::move(offsets), peak, "skyline-longest");
@@ -107,25 +145,19 @@ Offsets planArena(const Instance &inst, const PlanOptions &options, PlanStats &s
 
   // Best fit visits every pair of requests live together: skip it when
   // there are too many such pairs.
-  std::vector<uint64_t> degree = conflictDegrees(inst);
-  uint64_t pairs = 0;
-  for (uint64_t d : degree)
-    pairs += d;
-  pairs /= 2;
-  const bool bestFitAffordable = pairs <= cap;
-  auto tryBestFit = [&](std::string_view name, auto less) {
+  const bool bestFitAffordable = !done() && conflictPairs(inst) <= cap;
+  auto tryBestFit = [&](std::string_view name, auto makeOrder) {
     if (done() || !bestFitAffordable)
       return;
-    std::optional<Offsets> offsets = placeBestFit(inst, orderBy(inst, less), 4 * cap);
+    std::optional<Offsets> offsets = placeBestFit(inst, makeOrder(), 4 * cap);
     if (offsets) {
       int64_t peak = peakOf(inst, *offsets);
       best.offer(std::move(*offsets), peak, name);
     }
   };
-  tryBestFit("best-fit-size", [&](uint32_t a, uint32_t b) {
-    if (inst.size[a] != inst.size[b])
-      return inst.size[a] > inst.size[b];
-    return inst.begin[a] < inst.begin[b];
+  tryBestFit("best-fit-size", [&] {
+    std::vector<uint64_t> firstUp(inst.first.begin(), inst.first.end());
+    return orderByKeys(sizeDown, firstUp);
   });
 
   std::optional<LevelDecoder> decoder;
@@ -149,25 +181,24 @@ Offsets planArena(const Instance &inst, const PlanOptions &options, PlanStats &s
     best.offer(std::move(offsets), peak, name);
   }
 
-  tryBestFit("best-fit-size-length", [&](uint32_t a, uint32_t b) {
-    if (inst.size[a] != inst.size[b])
-      return inst.size[a] > inst.size[b];
-    return inst.length(a) > inst.length(b);
+  tryBestFit("best-fit-size-length", [&] { return orderByKeys(sizeDown, lengthDown); });
+  tryBestFit("best-fit-length-size", [&] { return longestFirst; });
+  tryBestFit("best-fit-conflicts", [&] {
+    std::vector<uint64_t> degree = conflictDegrees(inst);
+    for (uint64_t &d : degree)
+      d = descendingKey(d);
+    return orderByKeys(degree, sizeDown);
   });
-  tryBestFit("best-fit-length-size", [&](uint32_t a, uint32_t b) {
-    if (inst.length(a) != inst.length(b))
-      return inst.length(a) > inst.length(b);
-    return inst.size[a] > inst.size[b];
-  });
-  tryBestFit("best-fit-conflicts", [&](uint32_t a, uint32_t b) {
-    if (degree[a] != degree[b])
-      return degree[a] > degree[b];
-    return inst.size[a] > inst.size[b];
-  });
-  tryBestFit("best-fit-area", [&](uint32_t a, uint32_t b) {
-    double areaA = static_cast<double>(inst.size[a]) * static_cast<double>(inst.length(a));
-    double areaB = static_cast<double>(inst.size[b]) * static_cast<double>(inst.length(b));
-    return areaA > areaB;
+  tryBestFit("best-fit-area", [&] {
+    // Positive doubles order like their bit patterns.
+    std::vector<uint64_t> areaDown(n);
+    for (size_t i = 0; i < n; ++i) {
+      double area = static_cast<double>(inst.size[i]) * static_cast<double>(inst.length(i));
+      uint64_t bits;
+      std::memcpy(&bits, &area, sizeof bits);
+      areaDown[i] = descendingKey(bits);
+    }
+    return orderByKeys(areaDown);
   });
   if (!done()) {
     Offsets offsets = placeOnlineBestFit(inst);
@@ -175,6 +206,17 @@ Offsets planArena(const Instance &inst, const PlanOptions &options, PlanStats &s
     best.offer(std::move(offsets), peak, "online-best-fit");
   }
   stats.portfolioPeak = best.peak;
+
+  // From effort 2: look for a plan at the lower bound itself.
+  if (const uint64_t nodes = boundSearchNodes(options.effort); nodes > 0 && !done() &&
+                                                                 n <= kBoundSearchLimit) {
+    uint64_t used = 0;
+    if (std::optional<Offsets> offsets = searchWithinCapacity(inst, inst.lowerBound, nodes, used)) {
+      int64_t peak = peakOf(inst, *offsets);
+      best.offer(std::move(*offsets), peak, "bound-search");
+    }
+    stats.searchWork += used;
+  }
 
   // Squeaky wheel search, one run per base priority, each with a third of
   // the budget. It needs the decoder, and a budget worth a few runs at least.
@@ -212,7 +254,7 @@ Offsets planArena(const Instance &inst, const PlanOptions &options, PlanStats &s
             k /= largest;
       }
     }
-    stats.searchWork = used;
+    stats.searchWork += used;
   }
   stats.method = best.method;
   return std::move(best.offsets);

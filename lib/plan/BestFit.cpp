@@ -1,5 +1,6 @@
 //===- BestFit.cpp - Best-fit and online best-fit decoders ----------------===//
 #include "PlanInternal.h"
+#include "RadixSort.h"
 
 #include <limits>
 #include <map>
@@ -19,8 +20,7 @@ public:
     leaves = 1;
     while (leaves < numSections)
       leaves *= 2;
-    head.assign(2 * static_cast<size_t>(leaves), kNone);
-    count.assign(2 * static_cast<size_t>(leaves), 0);
+    nodes.assign(2 * static_cast<size_t>(leaves), Node{});
   }
 
   void insert(uint32_t item, int32_t first, int32_t last) {
@@ -45,24 +45,24 @@ private:
     uint32_t added;
     if (first <= lo && hi <= last) {
       entryItem.push_back(item);
-      entryNext.push_back(head[node]);
-      head[node] = static_cast<uint32_t>(entryItem.size() - 1);
+      entryNext.push_back(nodes[node].head);
+      nodes[node].head = static_cast<uint32_t>(entryItem.size() - 1);
       added = 1;
     } else {
       int32_t mid = lo + (hi - lo) / 2;
       added = insert(2 * node, lo, mid, item, first, last) +
               insert(2 * node + 1, mid, hi, item, first, last);
     }
-    count[node] += added;
+    nodes[node].count += added;
     return added;
   }
 
   template <typename Fn>
   void visit(size_t node, int32_t lo, int32_t hi, int32_t first, int32_t last, Fn &fn,
              uint64_t &visited) {
-    if (count[node] == 0 || last <= lo || hi <= first)
+    if (nodes[node].count == 0 || last <= lo || hi <= first)
       return;
-    for (uint32_t e = head[node]; e != kNone; e = entryNext[e]) {
+    for (uint32_t e = nodes[node].head; e != kNone; e = entryNext[e]) {
       ++visited;
       uint32_t item = entryItem[e];
       if (stamp[item] != epoch) {
@@ -78,7 +78,12 @@ private:
   }
 
   int32_t leaves;
-  std::vector<uint32_t> head, count;
+  // Read together on every visit, so kept together.
+  struct Node {
+    uint32_t head = kNone; ///< the node's first entry
+    uint32_t count = 0;    ///< entries in the node's subtree
+  };
+  std::vector<Node> nodes;
   std::vector<uint32_t> entryItem, entryNext;
   std::vector<uint32_t> stamp;
   uint32_t epoch = 0;
@@ -131,26 +136,17 @@ std::optional<Offsets> placeBestFit(const Instance &inst, const std::vector<uint
 }
 
 Offsets placeOnlineBestFit(const Instance &inst) {
-  struct Event {
-    int64_t time;
-    bool isBegin;
-    uint32_t item;
-  };
-  std::vector<Event> events;
-  events.reserve(2 * inst.count());
-  for (uint32_t i = 0; i < inst.count(); ++i) {
-    events.push_back({inst.begin[i], true, i});
-    events.push_back({inst.end[i], false, i});
+  // Events by section boundary; frees before allocations; allocations
+  // largest first; then by request. Event i < n begins request i, event
+  // n + i ends it, so the final tie-break is the request.
+  const size_t n = inst.count();
+  std::vector<uint64_t> when(2 * n), bySize(2 * n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    when[i] = 2 * static_cast<uint64_t>(inst.first[i]) + 1;
+    when[n + i] = 2 * static_cast<uint64_t>(inst.last[i]);
+    bySize[i] = descendingKey(static_cast<uint64_t>(inst.size[i]));
   }
-  std::sort(events.begin(), events.end(), [&](const Event &a, const Event &b) {
-    if (a.time != b.time)
-      return a.time < b.time;
-    if (a.isBegin != b.isBegin)
-      return !a.isBegin; // frees first
-    if (a.isBegin && inst.size[a.item] != inst.size[b.item])
-      return inst.size[a.item] > inst.size[b.item];
-    return a.item < b.item;
-  });
+  const std::vector<uint32_t> events = orderByKeys(when, bySize);
 
   std::map<int64_t, int64_t> byStart;             // free block start -> end
   std::set<std::pair<int64_t, int64_t>> byLength; // (length, start)
@@ -182,10 +178,10 @@ Offsets placeOnlineBestFit(const Instance &inst) {
 
   Offsets offsets(inst.count(), -1);
   int64_t top = 0; // high-water mark; everything above is free
-  for (const Event &event : events) {
-    const uint32_t i = event.item;
+  for (const uint32_t event : events) {
+    const uint32_t i = event < n ? event : static_cast<uint32_t>(event - n);
     const int64_t size = inst.size[i];
-    if (!event.isBegin) {
+    if (event >= n) {
       addFree(offsets[i], offsets[i] + size);
       continue;
     }

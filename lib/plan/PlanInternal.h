@@ -54,8 +54,10 @@ struct Instance {
   int64_t length(size_t i) const { return end[i] - begin[i]; }
 };
 
-/// Builds the instance of a valid problem.
-Instance makeInstance(const Problem &problem, int64_t lowerBound);
+/// Builds the instance of a problem that passed validateRequests, with its
+/// lower bound (the largest load of a section; the same value as
+/// lowerBound()); nullopt when the bytes live at once overflow int64.
+std::optional<Instance> makeInstance(const Problem &problem);
 
 /// Offsets by instance index; -1 where not placed.
 using Offsets = std::vector<int64_t>;
@@ -133,6 +135,13 @@ private:
   std::vector<uint32_t> coverItems;
   std::vector<int64_t> sectionBytes; ///< total bytes covering each section
 };
+
+/// Depth-first search over canonical plans (MiniMalloc's approach) for
+/// offsets whose peak is at most \p capacity. Visits at most \p nodeBudget
+/// search nodes, adding the number visited to \p nodesUsed; nullopt when it
+/// finds no plan within them. Costs O(S) per node for S sections.
+std::optional<Offsets> searchWithinCapacity(const Instance &inst, int64_t capacity,
+                                            uint64_t nodeBudget, uint64_t &nodesUsed);
 
 /// Inductor's pool planner (memory_planning.py) on one pool that may grow.
 Offsets placePool(const Instance &inst, int64_t poolAlignment);

@@ -1,5 +1,6 @@
 //===- Planner.cpp - Strategy table and dispatch --------------------------===//
 #include "PlanInternal.h"
+#include "RadixSort.h"
 
 #include "wirc/plan/Checker.h"
 
@@ -44,22 +45,26 @@ PlanResult planMemory(const Problem &problem, const PlanOptions &options) {
     result.error = std::move(error);
     return result;
   }
-  std::optional<int64_t> bound = lowerBound(problem);
-  if (!bound) {
+  // The instance computes the lower bound as it compresses time; the
+  // checker's separate lowerBound() is not needed to plan.
+  std::optional<Instance> made = makeInstance(problem);
+  if (!made) {
     result.error = kLiveOverflow;
     return result;
   }
-  const Instance inst = makeInstance(problem, *bound);
+  const Instance &inst = *made;
   try {
     Offsets offsets;
     switch (options.strategy) {
     case Strategy::GreedySize: {
       // The baseline runs to completion whatever it costs.
-      std::vector<uint32_t> order = orderBy(inst, [&](uint32_t a, uint32_t b) {
-        if (inst.size[a] != inst.size[b])
-          return inst.size[a] > inst.size[b];
-        return inst.begin[a] < inst.begin[b];
-      });
+      // Largest first, then earliest (sections order like begin times).
+      std::vector<uint64_t> sizeDown(inst.count()), firstUp(inst.count());
+      for (size_t i = 0; i < inst.count(); ++i) {
+        sizeDown[i] = descendingKey(static_cast<uint64_t>(inst.size[i]));
+        firstUp[i] = static_cast<uint64_t>(inst.first[i]);
+      }
+      std::vector<uint32_t> order = orderByKeys(sizeDown, firstUp);
       offsets = *placeBestFit(inst, order, UINT64_MAX);
       result.stats.method = "greedy-size";
       break;

@@ -76,6 +76,7 @@ struct Column {
 
 struct Cell {
   bool ran = false;
+  uint64_t digest = 0; ///< FNV-1a of the offsets and the peak
   double ratio = 0;
   double ms = 0;
   std::string method;
@@ -110,6 +111,17 @@ Cell runCell(const Problem &problem, int64_t bound, const PlanOptions &options, 
   cell.ratio =
       bound == 0 ? 1.0 : static_cast<double>(result.plan.peak) / static_cast<double>(bound);
   cell.method = result.stats.method;
+  // Compares plans across builds and machines without printing them.
+  cell.digest = 0xcbf29ce484222325ULL;
+  auto mix = [&](int64_t value) {
+    for (int byte = 0; byte < 8; ++byte) {
+      cell.digest ^= static_cast<uint64_t>(value >> (8 * byte)) & 0xff;
+      cell.digest *= 0x100000001b3ULL;
+    }
+  };
+  for (int64_t offset : result.plan.offsets)
+    mix(offset);
+  mix(result.plan.peak);
   return cell;
 }
 
@@ -237,8 +249,13 @@ int main(int argc, char **argv) {
   // The pool planner's cost grows faster than n log n (as Inductor's does).
   size_t poolLimit = 20'000;
   app.add_option("--pool-limit", poolLimit, "Skip pool above this many buffers");
+  bool noBaselines = false;
+  app.add_flag("--no-baselines", noBaselines, "Run only the arena columns");
   bool showMethod = false;
   app.add_flag("--methods", showMethod, "Print the arena's winning method per case");
+  bool showDigest = false;
+  app.add_flag("--digests", showDigest,
+               "Print a digest of every plan's offsets, to compare plans between builds");
   std::string graphsDir;
   app.add_option("--graphs", graphsDir,
                  "Compile every graph*.json under this directory with reuse, pool and arena "
@@ -275,8 +292,10 @@ int main(int argc, char **argv) {
     cases.push_back({fmt::format("training-{}", n), "training", makeTrainingTrace(n)});
 
   std::vector<Column> columns;
-  columns.push_back({"greedy-size", {Strategy::GreedySize}});
-  columns.push_back({"pool", {Strategy::Pool}});
+  if (!noBaselines) {
+    columns.push_back({"greedy-size", {Strategy::GreedySize}});
+    columns.push_back({"pool", {Strategy::Pool}});
+  }
   for (unsigned effort : efforts)
     columns.push_back({fmt::format("arena e{}", effort), {Strategy::Arena, effort}});
 
@@ -291,7 +310,7 @@ int main(int argc, char **argv) {
   for (const Case &c : cases) {
     const int64_t bound = lowerBound(c.problem).value_or(0);
     std::string line = fmt::format("{:<16} {:>8} {:>14}", c.name, c.problem.requests.size(), bound);
-    std::string methods;
+    std::string methods, digests;
     for (size_t col = 0; col < columns.size(); ++col) {
       const Column &column = columns[col];
       bool skip =
@@ -306,6 +325,8 @@ int main(int argc, char **argv) {
       line += fmt::format(" | {:>9.4f} {:>10.1f}", cell.ratio, cell.ms);
       if (column.options.strategy == Strategy::Arena)
         methods += fmt::format(" {}={}", column.title, cell.method);
+      if (showDigest)
+        digests += fmt::format(" {}={:016x}", column.title, cell.digest);
       // Toy traces are always solved exactly and would only dilute the means.
       if (c.problem.requests.size() >= kMinSummarized) {
         auto &[logSum, count, worst] = summary[{col, c.family}];
@@ -317,6 +338,8 @@ int main(int argc, char **argv) {
     fmt::print("{}\n", line);
     if (showMethod)
       fmt::print("{:<16}{}\n", "", methods);
+    if (showDigest)
+      fmt::print("{:<16}{}\n", "", digests);
     std::fflush(stdout);
   }
 

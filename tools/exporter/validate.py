@@ -69,6 +69,18 @@ MODES = ("inductor", "python", "fx-module", "cpp")
 BACKEND_PROGRAMS = ("mlp", "cond", "training")
 
 
+def not_standalone(error):
+    """True if the error, or one it was raised from (torch.compile wraps
+    backend errors), is the exporter's NotStandaloneError."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if type(error).__name__ == "NotStandaloneError" or "NotStandaloneError" in str(error):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
 def run_one(name, mode, wirc, out_dir):
     """Runs in a child process; prints one JSON line.
 
@@ -80,7 +92,6 @@ def run_one(name, mode, wirc, out_dir):
     sys.path.insert(0, HERE)
     import corpus
     from wirc_export import exporting
-    from wirc_export.export import NotStandaloneError
 
     entry = corpus.PROGRAMS[name]
     fixtures = os.path.join(out_dir, "fixtures" if mode == "inductor" else
@@ -133,11 +144,16 @@ def run_one(name, mode, wirc, out_dir):
             result["status"] = "pass"
         torch.save([t.detach().cpu() if isinstance(t, torch.Tensor) else t
                     for t in flatten(actual)], os.path.join(out_dir, f"out-{name}-{mode}.pt"))
-    except NotStandaloneError as e:
-        # Not a failure: the standalone wrapper rejects extern aten kernels by design.
-        result["status"] = "n/a"
-        result["error"] = str(e).strip().splitlines()[-1][:400]
     except Exception as e:  # noqa: BLE001 - every failure is reported, none is fatal
+        if not_standalone(e):
+            # Not a failure: the standalone wrapper rejects extern aten kernels
+            # and subgraphs by design.
+            result["status"] = "n/a"
+            result["error"] = [line for line in str(e).splitlines()
+                               if line.startswith("wirc: error:")][:1] or [str(e)[:400]]
+            result["error"] = result["error"][0][:400]
+            print("RESULT " + json.dumps(result), flush=True)
+            return
         import traceback
         frames = [line for line in traceback.format_exception(e) if "wirc_export" in line]
         result["error"] = f"{type(e).__name__}: {str(e)[:1500]}"
@@ -241,7 +257,15 @@ def main():
                 print(f"    {mode}: {r.get('error', '')[:400]}")
                 if r.get("where"):
                     print("      " + r["where"].replace("\n", "\n      ")[-600:])
-    return 0
+    counts = {}
+    for r in results:
+        counts.setdefault(r["mode"], {}).setdefault(r["status"], 0)
+        counts[r["mode"]][r["status"]] += 1
+    for mode, by_status in counts.items():
+        print(f"summary {mode:<16} " + " ".join(f"{k}={v}" for k, v in sorted(by_status.items())))
+    failed = sum(v for by_status in counts.values() for k, v in by_status.items()
+                 if k not in ("pass", "n/a"))
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

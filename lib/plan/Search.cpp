@@ -1,0 +1,201 @@
+//===- Search.cpp - Depth-first search for a plan within a capacity -------===//
+//
+// Looks for a plan whose peak is at most a given capacity (the lower bound,
+// to prove a plan optimal by construction) in the style of MiniMalloc: only
+// canonical plans, where requests go in non-decreasing offset order and each
+// rests on another one or on 0, so a placement is fixed by the choice of the
+// next request.
+//
+//   * Sections: the next request is one that covers the lowest section that
+//     still has requests to place (the first such section on ties), at that
+//     section's floor. The alternative is to leave the section's floor empty
+//     up to its lower wall. Fixing the section removes the orderings of
+//     independent placements that lead to the same state.
+//   * Inference: a section whose floor plus the bytes still to place in it
+//     exceeds the capacity fails at once. Floors only rise, so this slack is
+//     checked only where a step changes it.
+//   * Dominance: of several unplaced requests with the same span and size,
+//     only the first is tried; the others would give the same subtrees.
+//
+// The search is bounded by a number of nodes, never by time, so its result
+// is the same on every machine.
+//
+//===----------------------------------------------------------------------===//
+#include "PlanInternal.h"
+
+#include <limits>
+
+namespace wirc::plan::detail {
+
+namespace {
+
+class CapacitySearch {
+public:
+  CapacitySearch(const Instance &inst, int64_t capacity, uint64_t nodeBudget)
+      : inst(inst), capacity(capacity), nodeBudget(nodeBudget) {
+    const int32_t sections = inst.numSections;
+    floor.assign(sections, 0);
+    remaining.assign(sections, 0);
+    coverStart.assign(static_cast<size_t>(sections) + 1, 0);
+    for (size_t i = 0; i < inst.count(); ++i)
+      for (int32_t k = inst.first[i]; k < inst.last[i]; ++k) {
+        ++coverStart[k + 1];
+        remaining[k] += inst.size[i];
+      }
+    for (int32_t k = 0; k < sections; ++k)
+      coverStart[k + 1] += coverStart[k];
+    coverItems.resize(coverStart[sections]);
+    std::vector<uint32_t> fill(coverStart.begin(), coverStart.end() - 1);
+    // Larger requests first within a section: they are the hardest to fit
+    // later, so trying them first finds plans sooner.
+    std::vector<uint32_t> bySize(inst.count());
+    for (uint32_t i = 0; i < bySize.size(); ++i)
+      bySize[i] = i;
+    std::stable_sort(bySize.begin(), bySize.end(), [&](uint32_t a, uint32_t b) {
+      if (inst.size[a] != inst.size[b])
+        return inst.size[a] > inst.size[b];
+      return inst.length(a) > inst.length(b);
+    });
+    for (uint32_t i : bySize)
+      for (int32_t k = inst.first[i]; k < inst.last[i]; ++k)
+        coverItems[fill[k]++] = i;
+    offsets.assign(inst.count(), -1);
+  }
+
+  /// Offsets within the capacity, or nullopt when the budget ran out or no
+  /// canonical plan fits.
+  std::optional<Offsets> run(uint64_t &nodesUsed) {
+    for (int32_t k = 0; k < inst.numSections; ++k)
+      if (remaining[k] > capacity)
+        return std::nullopt;
+    bool found = dive(inst.count());
+    nodesUsed += nodes;
+    if (!found)
+      return std::nullopt;
+    return offsets;
+  }
+
+private:
+  /// The lowest section with bytes left to place, or -1.
+  int32_t lowestSection() const {
+    int32_t lowest = -1;
+    for (int32_t k = 0; k < inst.numSections; ++k)
+      if (remaining[k] > 0 && (lowest < 0 || floor[k] < floor[lowest]))
+        lowest = k;
+    return lowest;
+  }
+
+  bool dive(size_t left) {
+    if (left == 0)
+      return true;
+    if (++nodes > nodeBudget)
+      return false;
+    const int32_t k = lowestSection();
+    const int64_t level = floor[k];
+
+    // Every candidate covers k and fits at the level: no section of its span
+    // is higher (none is lower, or it would be the lowest).
+    const uint32_t *list = coverItems.data() + coverStart[k];
+    const uint32_t count = coverStart[k + 1] - coverStart[k];
+    for (uint32_t idx = 0; idx < count; ++idx) {
+      const uint32_t c = list[idx];
+      if (offsets[c] >= 0 || !fitsAt(c, level) || duplicateBefore(list, idx))
+        continue;
+      const int64_t at = alignUpOrThrow(level, inst.alignment[c]);
+      const int64_t top = at + inst.size[c];
+      if (top > capacity)
+        continue;
+      // Raise the span, remembering the floors to restore.
+      const size_t mark = trail.size();
+      bool feasible = true;
+      for (int32_t s = inst.first[c]; s < inst.last[c]; ++s) {
+        trail.emplace_back(s, floor[s]);
+        floor[s] = top;
+        remaining[s] -= inst.size[c];
+        feasible &= floor[s] + remaining[s] <= capacity;
+      }
+      offsets[c] = at;
+      if (feasible && dive(left - 1))
+        return true;
+      offsets[c] = -1;
+      for (int32_t s = inst.first[c]; s < inst.last[c]; ++s)
+        remaining[s] += inst.size[c];
+      undo(mark);
+      if (nodes > nodeBudget)
+        return false;
+    }
+
+    // Or leave k empty up to its lower wall: the nearest higher floor on
+    // either side.
+    int64_t wall = std::numeric_limits<int64_t>::max();
+    for (int32_t s = k - 1; s >= 0; --s)
+      if (floor[s] > level) {
+        wall = std::min(wall, floor[s]);
+        break;
+      }
+    for (int32_t s = k + 1; s < inst.numSections; ++s)
+      if (floor[s] > level) {
+        wall = std::min(wall, floor[s]);
+        break;
+      }
+    if (wall == std::numeric_limits<int64_t>::max() || wall + remaining[k] > capacity)
+      return false;
+    const size_t mark = trail.size();
+    trail.emplace_back(k, floor[k]);
+    floor[k] = wall;
+    if (dive(left))
+      return true;
+    undo(mark);
+    return false;
+  }
+
+  bool fitsAt(uint32_t c, int64_t level) const {
+    for (int32_t s = inst.first[c]; s < inst.last[c]; ++s)
+      if (floor[s] > level)
+        return false;
+    return true;
+  }
+
+  /// Whether an unplaced request before \p idx in the list has the same
+  /// span, size and alignment as the one at \p idx.
+  bool duplicateBefore(const uint32_t *list, uint32_t idx) const {
+    const uint32_t c = list[idx];
+    for (uint32_t j = idx; j-- > 0;) {
+      const uint32_t d = list[j];
+      if (inst.size[d] != inst.size[c])
+        return false; // the list is ordered by size
+      if (offsets[d] < 0 && inst.first[d] == inst.first[c] && inst.last[d] == inst.last[c] &&
+          inst.alignment[d] == inst.alignment[c])
+        return true;
+    }
+    return false;
+  }
+
+  void undo(size_t mark) {
+    while (trail.size() > mark) {
+      floor[trail.back().first] = trail.back().second;
+      trail.pop_back();
+    }
+  }
+
+  const Instance &inst;
+  const int64_t capacity;
+  const uint64_t nodeBudget;
+  uint64_t nodes = 0;
+  std::vector<int64_t> floor;     ///< per section: nothing goes below it
+  std::vector<int64_t> remaining; ///< per section: bytes still to place
+  std::vector<uint32_t> coverStart, coverItems;
+  std::vector<std::pair<int32_t, int64_t>> trail; ///< (section, old floor)
+  Offsets offsets;
+};
+
+} // namespace
+
+std::optional<Offsets> searchWithinCapacity(const Instance &inst, int64_t capacity,
+                                            uint64_t nodeBudget, uint64_t &nodesUsed) {
+  if (inst.count() == 0)
+    return Offsets{};
+  return CapacitySearch(inst, capacity, nodeBudget).run(nodesUsed);
+}
+
+} // namespace wirc::plan::detail
