@@ -16,7 +16,9 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <map>
+#include <cstring>
 #include <set>
 
 namespace wirc::emit {
@@ -25,54 +27,87 @@ namespace {
 
 using namespace wirc::ir;
 
+/// How each byte appears inside a C++ string literal. Embedded cubins make
+/// this the emitter's hottest loop, so it is a table lookup per byte.
+struct ByteEscapes {
+  char text[256][4];
+  unsigned char length[256];
+  constexpr ByteEscapes() : text{}, length{} {
+    for (unsigned c = 0; c < 256; ++c) {
+      if (c == '"' || c == '\\') {
+        text[c][0] = '\\';
+        text[c][1] = static_cast<char>(c);
+        length[c] = 2;
+      } else if (c >= 0x20 && c < 0x7f && c != '?') { // '?' would start trigraphs
+        text[c][0] = static_cast<char>(c);
+        length[c] = 1;
+      } else {
+        // Always three octal digits, so a following digit is never absorbed.
+        text[c][0] = '\\';
+        text[c][1] = static_cast<char>('0' + (c >> 6));
+        text[c][2] = static_cast<char>('0' + ((c >> 3) & 7));
+        text[c][3] = static_cast<char>('0' + (c & 7));
+        length[c] = 4;
+      }
+    }
+  }
+};
+constexpr ByteEscapes kByteEscapes;
+
 /// A C++ string literal for arbitrary bytes: printable ASCII stays, every
 /// other byte is an octal escape, so no input can end the literal.
 std::string cppStringLiteral(std::string_view bytes) {
-  std::string out = "\"";
+  static constexpr std::string_view kLineBreak = "\\n\"\n    \"";
+  // Written through a pointer into a buffer sized for the worst case (every
+  // byte a line break), then trimmed: no per-byte capacity checks.
+  std::string out(2 + bytes.size() * kLineBreak.size(), '\0');
+  char *p = out.data();
+  *p++ = '"';
   for (unsigned char c : bytes) {
-    if (c == '"' || c == '\\')
-      out += fmt::format("\\{}", static_cast<char>(c));
-    else if (c == '\n')
-      out += "\\n\"\n    \"";
-    else if (c >= 0x20 && c < 0x7f && c != '?') // '?' would start trigraphs
-      out += static_cast<char>(c);
-    else {
-      // By hand, not fmt: this runs for every byte of every embedded cubin.
-      const char escape[4] = {'\\', char('0' + (c >> 6)), char('0' + ((c >> 3) & 7)),
-                              char('0' + (c & 7))};
-      out.append(escape, 4);
+    if (c == '\n') {
+      std::memcpy(p, kLineBreak.data(), kLineBreak.size());
+      p += kLineBreak.size();
+    } else {
+      std::memcpy(p, kByteEscapes.text[c], 4);
+      p += kByteEscapes.length[c];
     }
   }
-  return out + "\"";
+  *p++ = '"';
+  out.resize(static_cast<size_t>(p - out.data()));
+  return out;
 }
 
 std::string decodeBase64(std::string_view text) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z')
-      return c - 'A';
-    if (c >= 'a' && c <= 'z')
-      return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-      return c - '0' + 52;
-    if (c == '+')
-      return 62;
-    if (c == '/')
-      return 63;
-    return -1;
-  };
-  std::string out;
+  // A table per character (64 for padding, line breaks and anything else,
+  // which are skipped) and writes through a pointer: cubins are megabytes.
+  static constexpr auto kValue = [] {
+    std::array<unsigned char, 256> value{};
+    value.fill(64);
+    for (int i = 0; i < 26; ++i) {
+      value['A' + i] = static_cast<unsigned char>(i);
+      value['a' + i] = static_cast<unsigned char>(26 + i);
+    }
+    for (int i = 0; i < 10; ++i)
+      value['0' + i] = static_cast<unsigned char>(52 + i);
+    value['+'] = 62;
+    value['/'] = 63;
+    return value;
+  }();
+  std::string out(text.size() / 4 * 3 + 3, '\0');
+  char *p = out.data();
   unsigned bits = 0, acc = 0;
   for (char c : text) {
-    int v = value(c);
-    if (v < 0)
-      continue; // padding and line breaks
-    acc = (acc << 6) | static_cast<unsigned>(v);
+    unsigned v = kValue[static_cast<unsigned char>(c)];
+    if (v == 64)
+      continue;
+    acc = (acc << 6) | v;
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xFF);
+      *p++ = static_cast<char>((acc >> bits) & 0xFF);
     }
   }
+  out.resize(static_cast<size_t>(p - out.data()));
   return out;
 }
 

@@ -94,7 +94,7 @@ private:
     const int64_t level = floor[k];
 
     // Every candidate covers k and fits at the level: no section of its span
-    // is higher (none is lower, or it would be the lowest).
+    // is higher (none that still has bytes to place is lower).
     const uint32_t *list = coverItems.data() + coverStart[k];
     const uint32_t count = coverStart[k + 1] - coverStart[k];
     for (uint32_t idx = 0; idx < count; ++idx) {
@@ -112,7 +112,7 @@ private:
         trail.emplace_back(s, floor[s]);
         floor[s] = top;
         remaining[s] -= inst.size[c];
-        feasible &= floor[s] + remaining[s] <= capacity;
+        feasible &= floor[s] <= capacity - remaining[s];
       }
       offsets[c] = at;
       if (feasible && dive(left - 1))
@@ -138,7 +138,7 @@ private:
         wall = std::min(wall, floor[s]);
         break;
       }
-    if (wall == std::numeric_limits<int64_t>::max() || wall + remaining[k] > capacity)
+    if (wall == std::numeric_limits<int64_t>::max() || wall > capacity - remaining[k])
       return false;
     const size_t mark = trail.size();
     trail.emplace_back(k, floor[k]);
