@@ -61,7 +61,9 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
     return ExitCode::UserError;
 
   ir::Module module;
-  passes::PassContext context{*document, request.options, diag};
+  passes::CompileOptions options = request.options;
+  options.symbolicStats |= request.instrumentation.memoryStats || !request.outputDir.empty();
+  passes::PassContext context{*document, options, diag};
   if (!passes::runPipeline(passes::buildDefaultPipeline(), module, context,
                            request.instrumentation))
     return ExitCode::UserError;

@@ -6,8 +6,9 @@
 // first use. Each launch computes its grid at run time from the same folded
 // grid expressions the FX and Python emitters print (dynamic shapes too),
 // skips empty grids, passes Triton's trailing scratch pointers, and checks
-// every CUDA call. Constructs the standalone runtime cannot run (extern aten
-// kernels, control flow) are rejected with the construct's name.
+// every CUDA call. Extern kernels and fallbacks (aten ops) are rejected with
+// the op's name, or with --cpp-extern=hooks called through the embedder's hook
+// table (wirc/runtime/Extern.h); control flow is rejected.
 //
 //===----------------------------------------------------------------------===//
 #include "wirc/emit/Emitter.h"
@@ -17,8 +18,10 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <map>
+#include <charconv>
+#include <cmath>
 #include <cstring>
+#include <map>
 #include <set>
 
 namespace wirc::emit {
@@ -136,13 +139,19 @@ std::string scalarType(const std::string &type) {
 
 class CppEmitter {
 public:
-  explicit CppEmitter(const Module &module) : module(module) {}
+  CppEmitter(const Module &module, const EmitOptions &options)
+      : module(module), options(options) {}
 
   std::string emit();
 
 private:
   const Module &module;
+  const EmitOptions &options;
   std::string out;
+  /// --cpp-extern=hooks: each op's index, in order of first call, and the
+  /// run's lines that resolve them.
+  std::map<std::string, unsigned> externOps;
+  std::string externResolution;
   std::set<std::pair<KernelId, unsigned>> launchers;
 
   const std::string &name(BufferId b) const { return module.buffer(b).name; }
@@ -191,10 +200,130 @@ private:
     }
   }
 
+  bool hooks() const { return options.cppExtern == EmitOptions::CppExtern::Hooks; }
+  [[noreturn]] static void rejectExtern(const std::string &op) {
+    unsupported(fmt::format("extern kernel '{}' without a hook table (--cpp-extern=hooks)", op));
+  }
+  std::string externOp(const std::string &op);
+  std::string externValue(const Value &v, std::string &decls, unsigned &counter) const;
+  void externCall(std::string &text, const std::string &op, const std::vector<Value> &args,
+                  const std::vector<std::pair<std::string, Value>> &kwargs, const Value *outValue,
+                  std::string_view assign, std::string_view method, std::string_view tail);
+
   void kernelImages();
   void launcher(const KernelCallLine &call);
   void body(std::string &text, const Line &line);
 };
+
+/// The run-local ExternOp of \p op, resolved once at the start of each run.
+std::string CppEmitter::externOp(const std::string &op) {
+  auto [it, inserted] = externOps.try_emplace(op, static_cast<unsigned>(externOps.size()));
+  if (inserted)
+    externResolution += fmt::format("  const wirc::rt::ExternOp wirc_extern_{}(wirc_hooks, {});\n",
+                                    it->second, cppStringLiteral(op));
+  return fmt::format("wirc_extern_{}", it->second);
+}
+
+/// An expression building the wirc::rt::ExternValue of \p v. Arrays it points
+/// to (list items, a view's sizes and strides) are declared into \p decls as
+/// wirc_N, a prefix graph names cannot use.
+std::string CppEmitter::externValue(const Value &v, std::string &decls, unsigned &counter) const {
+  auto tensor = [&](const std::string &t, const BufferInfo &info) {
+    return fmt::format("wirc::rt::extern_tensor({}, \"{}\", {})", t,
+                       graph::dtypeName(info.layout.dtype), itemsize(info));
+  };
+  switch (v.kind) {
+  case Value::Kind::None:
+    return "wirc::rt::extern_none()";
+  case Value::Kind::Bool:
+    return fmt::format("wirc::rt::extern_bool({})", v.boolValue ? "true" : "false");
+  case Value::Kind::Int:
+    // -2^63 has no literal: its magnitude does not fit int64_t.
+    return v.intValue == INT64_MIN ? "wirc::rt::extern_int(INT64_MIN)"
+                                   : fmt::format("wirc::rt::extern_int(INT64_C({}))", v.intValue);
+  case Value::Kind::Float:
+    if (std::isnan(v.floatValue))
+      return "wirc::rt::extern_double(std::numeric_limits<double>::quiet_NaN())";
+    if (std::isinf(v.floatValue))
+      return fmt::format("wirc::rt::extern_double({}std::numeric_limits<double>::infinity())",
+                         v.floatValue < 0 ? "-" : "");
+    // Shortest round-trip form: reads back as the same double.
+    return fmt::format("wirc::rt::extern_double({})", v.floatValue);
+  case Value::Kind::String:
+    return fmt::format("wirc::rt::extern_string({}, {})", cppStringLiteral(v.text), v.text.size());
+  case Value::Kind::Expr:
+    return fmt::format("wirc::rt::extern_int({})", expr(v.expr));
+  case Value::Kind::DType:
+    return fmt::format("wirc::rt::extern_dtype(\"{}\")", graph::dtypeName(v.dtype));
+  case Value::Kind::Device:
+    return fmt::format("wirc::rt::extern_device(\"{}\", {})",
+                       v.device.kind == graph::Device::Kind::CPU ? "cpu" : "cuda",
+                       v.device.index);
+  case Value::Kind::Buffer: {
+    const BufferInfo &info = module.buffer(v.buffer);
+    if (info.kind == BufferKind::SymbolInput)
+      return fmt::format("wirc::rt::extern_int({})", info.name);
+    if (info.kind == BufferKind::ScalarInput || info.isTuple)
+      unsupported(fmt::format("'{}' as an extern kernel's argument", info.name));
+    return tensor(info.name, info);
+  }
+  case Value::Kind::View: {
+    const BufferInfo &base = module.buffer(v.buffer);
+    std::string arrays = fmt::format("wirc_{}", counter++);
+    decls += fmt::format("    const int64_t {0}_size[] = {1}, {0}_stride[] = {2};\n", arrays,
+                         array(v.size), array(v.stride));
+    return tensor(fmt::format("wirc::rt::make_tensor({}.data, wirc::rt::mul({}, {}), {}, {}_size, "
+                              "{}_stride)",
+                              base.name, expr(v.expr), itemsize(base), v.size.size(), arrays,
+                              arrays),
+                  base);
+  }
+  case Value::Kind::List:
+  case Value::Kind::Tuple: {
+    const char *make = v.kind == Value::Kind::List ? "extern_list" : "extern_tuple";
+    if (v.items.empty())
+      return fmt::format("wirc::rt::{}(nullptr, 0)", make);
+    std::string items;
+    for (const Value &item : v.items)
+      items += (items.empty() ? "" : ", ") + externValue(item, decls, counter);
+    std::string arrayName = fmt::format("wirc_{}", counter++);
+    decls += fmt::format("    const wirc::rt::ExternValue {}[] = {{{}}};\n", arrayName, items);
+    return fmt::format("wirc::rt::{}({}, {})", make, arrayName, v.items.size());
+  }
+  }
+  unsupported("an extern kernel argument of an unknown kind");
+}
+
+/// Writes a block into \p text that declares an extern call's arguments (and
+/// its out= tensor) and calls the op's \p method with them, the stream and
+/// \p tail; \p assign prefixes the call (a result's name and " = ").
+void CppEmitter::externCall(std::string &text, const std::string &op,
+                            const std::vector<Value> &args,
+                            const std::vector<std::pair<std::string, Value>> &kwargs,
+                            const Value *outValue, std::string_view assign,
+                            std::string_view method, std::string_view tail) {
+  std::string callee = externOp(op);
+  std::string decls, values;
+  unsigned counter = 0;
+  for (const Value &v : args)
+    values += (values.empty() ? "" : ", ") + externValue(v, decls, counter);
+  for (const auto &[key, v] : kwargs)
+    values += (values.empty() ? "" : ", ") +
+              fmt::format("wirc::rt::named({}, {})", cppStringLiteral(key),
+                          externValue(v, decls, counter));
+  text += "  {\n" + decls;
+  if (!values.empty())
+    text += fmt::format("    const wirc::rt::ExternValue wirc_args[] = {{{}}};\n", values);
+  std::string callArgs = fmt::format("{}, {}, {}", values.empty() ? "nullptr" : "wirc_args",
+                                     args.size(), kwargs.size());
+  if (outValue) {
+    std::string outDecls;
+    std::string value = externValue(*outValue, outDecls, counter);
+    text += outDecls + fmt::format("    const wirc::rt::ExternValue wirc_out = {};\n", value);
+    callArgs += ", wirc_out";
+  }
+  text += fmt::format("    {}{}.{}({}, stream{});\n  }}\n", assign, callee, method, callArgs, tail);
+}
 
 void CppEmitter::kernelImages() {
   out += "// Kernel images, loaded on first launch.\n";
@@ -353,11 +482,52 @@ void CppEmitter::body(std::string &text, const Line &l) {
                              kernel.name, call.config, expr(grid[0]), expr(grid[1]),
                              expr(grid[2]), args));
           },
-          [&](const ExternKernelOutLine &e) { unsupported(fmt::format("extern kernel '{}'", e.op)); },
-          [&](const ExternKernelAllocLine &e) {
-            unsupported(fmt::format("extern kernel '{}'", e.op));
+          [&](const ExternKernelOutLine &e) {
+            if (!hooks())
+              rejectExtern(e.op);
+            externCall(text, e.op, e.args, e.kwargs, &e.out, "", "call_out", "");
           },
-          [&](const MultiOutputLine &) { unsupported("multi-output unpacking"); },
+          [&](const ExternKernelAllocLine &e) {
+            if (!hooks())
+              rejectExtern(e.op);
+            if (e.result == kNoBuffer) {
+              externCall(text, e.op, e.args, e.kwargs, nullptr, "", "call", ", nullptr");
+              return;
+            }
+            // The result adopts the memory the hook returns; a tuple keeps
+            // every result for the multi_output lines that unpack it.
+            const BufferInfo &result = module.buffer(e.result);
+            line(fmt::format("wirc::rt::Buffer {}_storage;", result.name));
+            if (result.isTuple) {
+              line(fmt::format("wirc::rt::ExternResults {};", result.name));
+              externCall(text, e.op, e.args, e.kwargs, nullptr, result.name + " = ", "call",
+                         fmt::format(", &{}_storage", result.name));
+            } else {
+              line(fmt::format("wirc::rt::Tensor {};", result.name));
+              externCall(text, e.op, e.args, e.kwargs, nullptr, result.name + " = ", "call_tensor",
+                         fmt::format(", {}_storage", result.name));
+            }
+          },
+          [&](const MultiOutputLine &m) {
+            const BufferInfo &source = module.buffer(m.source);
+            unsigned index = 0;
+            bool simple = hooks() && source.isTuple && m.indices.size() == 1 &&
+                          m.indices[0].first != "dict";
+            if (simple) {
+              const std::string &key = m.indices[0].second;
+              auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), index);
+              simple = error == std::errc() && end == key.data() + key.size();
+            }
+            if (!simple)
+              unsupported(fmt::format("multi-output unpacking of '{}' (only one level of tuple or "
+                                      "list indexing of an extern kernel's result)",
+                                      source.name));
+            const std::string &result = name(m.result);
+            line(fmt::format("wirc::rt::Tensor {} = {}.at({});", result, source.name, index));
+            if (owns(m.result))
+              line(fmt::format("wirc::rt::Buffer {0}_storage = {1}_storage.share({0}.data);",
+                               result, source.name));
+          },
           [&](const ReinterpretViewLine &r) {
             const BufferInfo &view = module.buffer(r.view);
             int rank = static_cast<int>(view.layout.size.size());
@@ -450,9 +620,12 @@ std::string CppEmitter::emit() {
   const Function &main = module.main();
   out = fmt::format("// Generated by wirc from graph '{}': a standalone CUDA wrapper.\n"
                     "// Needs only the CUDA driver API (link with -lcuda) and wirc's runtime "
-                    "headers.\n#include \"wirc/runtime/Runtime.h\"\n\n#include <utility>\n\n"
+                    "headers.\n{}#include \"wirc/runtime/{}\"\n\n#include <utility>\n\n"
                     "namespace wirc_graph_{} {{\n\n",
-                    module.name, module.name);
+                    module.name,
+                    hooks() ? "// Extern kernels call the embedder's hooks (--cpp-extern=hooks).\n"
+                            : "",
+                    hooks() ? "Extern.h" : "Runtime.h", module.name);
   kernelImages();
   std::set<std::pair<KernelId, unsigned>> written;
   std::string kernelsStruct = "\n/// The graph's kernels, each loaded on its first launch.\nstruct "
@@ -493,20 +666,38 @@ std::string CppEmitter::emit() {
     if (const auto *o = std::get_if<OutputLine>(&l))
       outputs = static_cast<unsigned>(o->outputs.size());
   }
-  out += fmt::format(
-      "\n/// Runs graph '{}' on \\p stream. inputs: {} tensors; symbols: {} size symbols, in\n"
-      "/// graph input order. Writes {} outputs; output_storage[i] owns outputs[i]'s memory\n"
-      "/// when the wrapper allocated it. Throws wirc::rt::Error on any failure.\n"
-      "void run(Kernels &kernels, const wirc::rt::Tensor *inputs, const int64_t *symbols,\n"
-      "         wirc::rt::Tensor *outputs, wirc::rt::Buffer *output_storage, CUstream stream) {{\n"
-      "  (void)inputs;\n  (void)symbols;\n  (void)output_storage;\n",
-      module.name, tensorInputs, symbolInputs, outputs);
-  out += prologue + text + "}\n\n} // namespace wirc_graph_" + module.name + "\n";
+  if (hooks())
+    out += fmt::format(
+        "\n/// Runs graph '{}' on \\p stream. inputs: {} tensors; symbols: {} size symbols, in\n"
+        "/// graph input order. Writes {} outputs; output_storage[i] owns outputs[i]'s memory\n"
+        "/// when the wrapper allocated it or an extern hook returned it. Extern kernels call\n"
+        "/// wirc_hooks, each op looked up once per run. Throws wirc::rt::Error on any failure.\n"
+        "void run(Kernels &kernels, const wirc::rt::ExternHooks &wirc_hooks,\n"
+        "         const wirc::rt::Tensor *inputs, const int64_t *symbols,\n"
+        "         wirc::rt::Tensor *outputs, wirc::rt::Buffer *output_storage, CUstream stream) {{\n"
+        "  (void)wirc_hooks;\n  (void)inputs;\n  (void)symbols;\n  (void)output_storage;\n",
+        module.name, tensorInputs, symbolInputs, outputs);
+  else
+    out += fmt::format(
+        "\n/// Runs graph '{}' on \\p stream. inputs: {} tensors; symbols: {} size symbols, in\n"
+        "/// graph input order. Writes {} outputs; output_storage[i] owns outputs[i]'s memory\n"
+        "/// when the wrapper allocated it. Throws wirc::rt::Error on any failure.\n"
+        "void run(Kernels &kernels, const wirc::rt::Tensor *inputs, const int64_t *symbols,\n"
+        "         wirc::rt::Tensor *outputs, wirc::rt::Buffer *output_storage, CUstream stream) {{\n"
+        "  (void)inputs;\n  (void)symbols;\n  (void)output_storage;\n",
+        module.name, tensorInputs, symbolInputs, outputs);
+  // Every op is looked up before anything runs: a missing hook fails early.
+  if (!externResolution.empty())
+    externResolution = "  // Extern ops, each looked up once in the hook table.\n" + externResolution;
+  out += prologue + externResolution + text + "}\n\n} // namespace wirc_graph_" + module.name +
+         "\n";
   return out;
 }
 
 } // namespace
 
-std::string emitCpp(const Module &module) { return CppEmitter(module).emit(); }
+std::string emitCpp(const Module &module, const EmitOptions &options) {
+  return CppEmitter(module, options).emit();
+}
 
 } // namespace wirc::emit

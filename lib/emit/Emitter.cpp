@@ -51,7 +51,9 @@ public:
     builtin("python", ".py", "an Inductor-style Python output-code module",
             [](const ir::Module &module, const EmitOptions &) { return emitPython(module); });
     builtin("cpp", ".cpp", "a standalone C++ wrapper over the CUDA driver API",
-            [](const ir::Module &module, const EmitOptions &) { return emitCpp(module); });
+            [](const ir::Module &module, const EmitOptions &options) {
+              return emitCpp(module, options);
+            });
   }
 
   std::string add(std::string name, std::string extension, std::string summary,

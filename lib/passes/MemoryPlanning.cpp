@@ -26,17 +26,26 @@ namespace wirc::passes::memory {
 
 using namespace wirc::ir;
 
-namespace {
-
-/// The storage a layout spans, in elements: 1 + sum((size - 1) * stride).
-sym::Expr storageElements(const graph::Layout &layout) {
-  sym::Expr extent(1);
-  for (size_t i = 0; i < layout.size.size(); ++i)
-    extent = extent + (layout.size[i] - sym::Expr(1)) * layout.stride[i];
-  return sym::simplify(extent);
+size_t ElementsCache::KeyHash::operator()(const Key &key) const {
+  size_t h = key.size.size();
+  for (const sym::Expr &e : key.size)
+    h = h * 1000003u ^ e.hash();
+  for (const sym::Expr &e : key.stride)
+    h = h * 1000003u ^ e.hash();
+  return h;
 }
 
-} // namespace
+const sym::Expr &ElementsCache::of(const graph::Layout &layout) {
+  Key key{layout.size, layout.stride};
+  auto [it, inserted] = cache.try_emplace(std::move(key));
+  if (inserted) {
+    sym::Expr extent(1);
+    for (size_t i = 0; i < layout.size.size(); ++i)
+      extent = extent + (layout.size[i] - sym::Expr(1)) * layout.stride[i];
+    it->second = sym::simplify(extent);
+  }
+  return it->second;
+}
 
 BufferId returnedStorage(const Module &module, const Line &line) {
   BufferId b = kNoBuffer;
@@ -88,7 +97,7 @@ const StorageSize &StorageSizes::of(BufferId b) {
   StorageSize s;
   const graph::Layout &layout = module.buffer(b).layout;
   const int64_t itemsize = graph::dtypeSize(layout.dtype);
-  s.elements = storageElements(layout);
+  s.elements = elements.of(layout);
   s.isStatic = s.elements.isConstant();
   for (const sym::Expr &size : layout.size)
     if (size.isConstant() && *size.constant() == 0)
@@ -185,7 +194,8 @@ StorageGroups collectGroups(const Module &module, const Function &function) {
   return result;
 }
 
-void recordLowerBounds(Module &module, unsigned functionIndex, StorageSizes &sizes) {
+void recordLowerBounds(Module &module, unsigned functionIndex, StorageSizes &sizes,
+                       bool withExpr) {
   const Function &function = module.functions[functionIndex];
   StorageGroups groups = collectGroups(module, function);
   std::map<std::pair<int, int>, std::vector<uint32_t>> byDevice;
@@ -210,7 +220,7 @@ void recordLowerBounds(Module &module, unsigned functionIndex, StorageSizes &siz
     stats.function = function.name;
     stats.device = graph::deviceName(devices.at(key));
     stats.lowerBound = plan::lowerBound(problem).value_or(INT64_MAX);
-    if (symbolic) {
+    if (symbolic && withExpr) {
       // The symbolic bound: the live sum after every time step at which
       // something begins, ends before begins.
       std::vector<std::tuple<size_t, int, uint32_t>> events; // (time, +1/-1, group)

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace wirc::passes::memory {
@@ -35,6 +36,24 @@ struct StorageSize {
   bool known = false;
 };
 
+/// The storage a layout spans, in elements: 1 + sum((size - 1) * stride),
+/// simplified. Memoized per distinct size and stride: graphs repeat a few
+/// layouts many times, and simplifying is the costly part.
+class ElementsCache {
+public:
+  const sym::Expr &of(const graph::Layout &layout);
+
+private:
+  struct Key {
+    std::vector<sym::Expr> size, stride;
+    bool operator==(const Key &) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key &key) const;
+  };
+  std::unordered_map<Key, sym::Expr, KeyHash> cache;
+};
+
 /// Storage sizes, computed once per buffer.
 class StorageSizes {
 public:
@@ -45,6 +64,7 @@ private:
   const ir::Module &module;
   sym::SymbolValues hints;
   std::vector<std::optional<StorageSize>> sizes;
+  ElementsCache elements;
 };
 
 /// The tensor a line gets from a kernel that allocates it (an extern
@@ -86,7 +106,9 @@ bool placeInPools(ir::Module &module, unsigned functionIndex, MemoryPlan strateg
 /// The lower bound of function \p functionIndex per device, from its
 /// liveness alone (before any reuse): appends one MemoryPlanStats per device
 /// with its lower bound filled.
-void recordLowerBounds(ir::Module &module, unsigned functionIndex, StorageSizes &sizes);
+/// With \p symbolic, the bound's symbolic form too.
+void recordLowerBounds(ir::Module &module, unsigned functionIndex, StorageSizes &sizes,
+                       bool symbolic);
 
 /// Fills the peak of every MemoryPlanStats of \p functionIndex from the
 /// final lines: the largest sum of live allocations and pools.

@@ -140,13 +140,6 @@ private:
   }
 };
 
-/// The storage a layout spans, in elements: 1 + sum((size - 1) * stride).
-sym::Expr storageElements(const graph::Layout &layout) {
-  sym::Expr extent(1);
-  for (size_t i = 0; i < layout.size.size(); ++i)
-    extent = extent + (layout.size[i] - sym::Expr(1)) * layout.stride[i];
-  return sym::simplify(extent);
-}
 
 /// Turns free-then-allocate pairs into reuse lines, LIFO per key. An
 /// allocation takes a freed buffer's storage over only if \p mayTakeOver
@@ -166,13 +159,14 @@ void reuseBuffers(Module &module, Function &function,
     Key key;
   };
   std::vector<Storage> storage(module.buffers.size());
+  memory::ElementsCache elementsOf;
   auto storageOf = [&](BufferId b) -> const Storage & {
     Storage &s = storage[b];
     if (s.known)
       return s;
     s.known = true;
     const BufferInfo &info = module.buffer(b);
-    sym::Expr elements = storageElements(info.layout);
+    const sym::Expr &elements = elementsOf.of(info.layout);
     std::string error;
     bool empty = false;
     for (const sym::Expr &size : info.layout.size)
@@ -281,7 +275,7 @@ bool planMemory(Module &module, PassContext &ctx) {
     Function &function = module.functions[f];
     planFunction(module, function);
     memory::StorageSizes sizes(module);
-    memory::recordLowerBounds(module, f, sizes);
+    memory::recordLowerBounds(module, f, sizes, ctx.options.symbolicStats);
     std::string_view method = memoryPlanName(strategy);
     switch (strategy) {
     case MemoryPlan::None:

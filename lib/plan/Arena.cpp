@@ -44,7 +44,7 @@ uint64_t boundSearchNodes(unsigned effort) {
 
 /// The bound search costs O(sections) per node: it is for problems of
 /// hundreds to a few thousand requests.
-constexpr size_t kBoundSearchLimit = 5000;
+constexpr size_t kBoundSearchLimit = 4000;
 
 /// A cap linear in n for portfolio members whose cost depends on the input's
 /// shape rather than its size.

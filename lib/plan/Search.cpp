@@ -1,24 +1,25 @@
 //===- Search.cpp - Depth-first search for a plan within a capacity -------===//
 //
-// Looks for a plan whose peak is at most a given capacity (the lower bound,
-// to prove a plan optimal by construction) in the style of MiniMalloc: only
-// canonical plans, where requests go in non-decreasing offset order and each
-// rests on another one or on 0, so a placement is fixed by the choice of the
-// next request.
+// Looks for a plan whose peak is at most a given capacity (the lower bound:
+// a plan found there is optimal) in the style of MiniMalloc: a depth-first
+// search over the choices of the lowest-level-first decoder, pruned by what
+// the capacity implies.
 //
-//   * Sections: the next request is one that covers the lowest section that
-//     still has requests to place (the first such section on ties), at that
-//     section's floor. The alternative is to leave the section's floor empty
-//     up to its lower wall. Fixing the section removes the orderings of
+//   * Sections: each step takes the lowest section that still has bytes to
+//     place (the first on ties) and either puts a request that covers it at
+//     its floor, resting on what is below, or leaves the section empty up to
+//     its lower wall. Fixing the section removes the orderings of
 //     independent placements that lead to the same state.
 //   * Inference: a section whose floor plus the bytes still to place in it
-//     exceeds the capacity fails at once. Floors only rise, so this slack is
-//     checked only where a step changes it.
-//   * Dominance: of several unplaced requests with the same span and size,
-//     only the first is tried; the others would give the same subtrees.
+//     exceeds the capacity fails at once. Only the sections a step raises
+//     can fail, so only they are checked.
+//   * Dominance: of several unplaced requests with the same span, size and
+//     alignment, only the first is tried; the others give the same subtrees.
 //
-// The search is bounded by a number of nodes, never by time, so its result
-// is the same on every machine.
+// Leaving a section empty only up to its lower wall skips some plans, so the
+// search is not complete: when it fails, a plan at the capacity may still
+// exist. It is bounded by a number of nodes, never by time, so its result is
+// the same on every machine.
 //
 //===----------------------------------------------------------------------===//
 #include "PlanInternal.h"
@@ -68,7 +69,7 @@ public:
     for (int32_t k = 0; k < inst.numSections; ++k)
       if (remaining[k] > capacity)
         return std::nullopt;
-    bool found = dive(inst.count());
+    bool found = dive(inst.count(), 0);
     nodesUsed += nodes;
     if (!found)
       return std::nullopt;
@@ -85,11 +86,15 @@ private:
     return lowest;
   }
 
-  bool dive(size_t left) {
+  /// Frames of dive at most: keeps the stack within a few megabytes.
+  static constexpr size_t kMaxDepth = 16384;
+
+  bool dive(size_t left, size_t depth) {
     if (left == 0)
       return true;
-    if (++nodes > nodeBudget)
+    if (nodes >= nodeBudget || depth > kMaxDepth)
       return false;
+    ++nodes;
     const int32_t k = lowestSection();
     const int64_t level = floor[k];
 
@@ -115,13 +120,13 @@ private:
         feasible &= floor[s] <= capacity - remaining[s];
       }
       offsets[c] = at;
-      if (feasible && dive(left - 1))
+      if (feasible && dive(left - 1, depth + 1))
         return true;
       offsets[c] = -1;
       for (int32_t s = inst.first[c]; s < inst.last[c]; ++s)
         remaining[s] += inst.size[c];
       undo(mark);
-      if (nodes > nodeBudget)
+      if (nodes >= nodeBudget)
         return false;
     }
 
@@ -143,7 +148,7 @@ private:
     const size_t mark = trail.size();
     trail.emplace_back(k, floor[k]);
     floor[k] = wall;
-    if (dive(left))
+    if (dive(left, depth + 1))
       return true;
     undo(mark);
     return false;

@@ -179,3 +179,99 @@ TEST_CASE("every strategy plans large random problems validly", "[plan][property
     }
   }
 }
+
+namespace {
+
+/// A problem whose requests tile the rectangle [0, horizon) x [0, height)
+/// exactly, by random guillotine cuts: its lower bound is the height, and a
+/// plan at the bound exists.
+Problem makeTiling(uint64_t seed, int pieces, int64_t horizon, int64_t height) {
+  struct Box {
+    int64_t begin, end, bottom, top;
+  };
+  std::mt19937_64 rng(seed);
+  std::vector<Box> boxes{{0, horizon, 0, height}};
+  for (int cut = 1; cut < pieces; ++cut) {
+    // Split the box of largest area, across time or across bytes.
+    size_t pick = 0;
+    for (size_t i = 1; i < boxes.size(); ++i)
+      if ((boxes[i].end - boxes[i].begin) * (boxes[i].top - boxes[i].bottom) >
+          (boxes[pick].end - boxes[pick].begin) * (boxes[pick].top - boxes[pick].bottom))
+        pick = i;
+    Box box = boxes[pick];
+    bool acrossTime = rng() % 2 == 0;
+    if (box.end - box.begin < 2)
+      acrossTime = false;
+    if (box.top - box.bottom < 2)
+      acrossTime = true;
+    if (acrossTime && box.end - box.begin < 2)
+      break;
+    Box second = box;
+    if (acrossTime) {
+      int64_t at = box.begin + 1 + static_cast<int64_t>(rng() % (box.end - box.begin - 1));
+      box.end = second.begin = at;
+    } else {
+      int64_t at = box.bottom + 1 + static_cast<int64_t>(rng() % (box.top - box.bottom - 1));
+      box.top = second.bottom = at;
+    }
+    boxes[pick] = box;
+    boxes.push_back(second);
+  }
+  Problem problem;
+  for (const Box &box : boxes)
+    problem.requests.push_back({box.top - box.bottom, box.begin, box.end, 1});
+  return problem;
+}
+
+} // namespace
+
+TEST_CASE("the bound search finds tilings and never exceeds its capacity", "[plan][search]") {
+  int atBound = 0;
+  const int cases = 40;
+  for (uint64_t seed = 1; seed <= cases; ++seed) {
+    Problem problem = makeTiling(seed, 10 + static_cast<int>(seed % 30), 64, 1000);
+    std::optional<Instance> inst = makeInstance(problem);
+    REQUIRE(inst);
+    REQUIRE(inst->lowerBound == 1000);
+    INFO("seed " << seed);
+    uint64_t used = 0;
+    std::optional<Offsets> offsets = searchWithinCapacity(*inst, inst->lowerBound, 100'000, used);
+    CHECK(used <= 100'000);
+    if (offsets) {
+      ++atBound;
+      Plan plan = toPlan(problem, *inst, *offsets);
+      CHECK(plan.peak == 1000);
+      CHECK(checkPlan(problem, plan).ok());
+    }
+    // Below the bound there is nothing to find.
+    uint64_t below = 0;
+    CHECK_FALSE(searchWithinCapacity(*inst, inst->lowerBound - 1, 100'000, below));
+
+    // Through the arena at effort 2, the plan is at the bound whenever the
+    // search finds one, and valid either way.
+    PlanOptions options;
+    options.effort = 2;
+    PlanResult result = planMemory(problem, options);
+    REQUIRE(result.ok());
+    CHECK(checkPlan(problem, result.plan).ok());
+    if (offsets)
+      CHECK(result.plan.peak == 1000);
+  }
+  // The search is not complete, but on small tilings it must nearly always
+  // succeed.
+  CHECK(atBound >= cases * 9 / 10);
+}
+
+TEST_CASE("the bound search is deterministic and bounded", "[plan][search]") {
+  Problem problem = makeRandomProblem(300, 80, 5000, 17, true);
+  std::optional<Instance> inst = makeInstance(problem);
+  REQUIRE(inst);
+  uint64_t first = 0, second = 0;
+  std::optional<Offsets> a = searchWithinCapacity(*inst, inst->lowerBound, 5000, first);
+  std::optional<Offsets> b = searchWithinCapacity(*inst, inst->lowerBound, 5000, second);
+  CHECK(first == second);
+  CHECK(first <= 5000);
+  CHECK(a.has_value() == b.has_value());
+  if (a && b)
+    CHECK(*a == *b);
+}

@@ -132,6 +132,12 @@ int run(int argc, char **argv) {
           return "the function must be an identifier";
         return {};
       });
+  std::string cppExtern = "reject";
+  compile->add_option("--cpp-extern", cppExtern,
+                      "cpp: extern kernels and fallbacks: reject (an error naming the op) or "
+                      "hooks (run() calls the embedder's wirc::rt::ExternHooks table)")
+      ->check(CLI::IsMember({"reject", "hooks"}))
+      ->default_str("reject");
   std::string memoryPlan = "reuse";
   compile->add_option("--memory-plan", memoryPlan,
                       "How buffers are placed: none (allocate each, free at last use), reuse "
@@ -247,6 +253,8 @@ int run(int argc, char **argv) {
   request.kernels.warn = [](const std::string &line) { spdlog::warn("{}", line); };
   request.disableFree = true;
   request.options.sizeAsserts = !noSizeAsserts;
+  request.emitOptions.cppExtern = cppExtern == "hooks" ? wirc::emit::EmitOptions::CppExtern::Hooks
+                                                      : wirc::emit::EmitOptions::CppExtern::Reject;
   request.options.memoryPlan = memoryPlan == "none"    ? wirc::passes::MemoryPlan::None
                                : memoryPlan == "pool"  ? wirc::passes::MemoryPlan::Pool
                                : memoryPlan == "arena" ? wirc::passes::MemoryPlan::Arena

@@ -25,6 +25,12 @@ struct EmitOptions {
   /// fx-module only: "module:function", a backend that receives the
   /// GraphModule and returns the callable to run; empty runs the graph.
   std::string fxBackend;
+  /// cpp only: what the standalone wrapper does with extern kernels and
+  /// fallbacks. Reject: a compile-time error naming the op. Hooks: run() takes
+  /// a wirc::rt::ExternHooks table and calls the embedder's implementation
+  /// (wirc/runtime/Extern.h).
+  enum class CppExtern : uint8_t { Reject, Hooks };
+  CppExtern cppExtern = CppExtern::Reject;
 };
 
 /// Renders a module as one target's text. Throws NotImplementedError for IR
@@ -66,7 +72,7 @@ std::string emitModule(std::string_view name, const ir::Module &module,
 std::string emitPython(const ir::Module &module);
 
 /// The standalone C++ wrapper of --emit=cpp (emit/CppEmitter.cpp).
-std::string emitCpp(const ir::Module &module);
+std::string emitCpp(const ir::Module &module, const EmitOptions &options = {});
 
 /// The runnable GraphModule module of --emit=fx-module (emit/FxModuleEmitter.cpp).
 std::string emitFxModule(const ir::Module &module, const EmitOptions &options = {});

@@ -39,6 +39,10 @@ struct CompileOptions {
   /// Check every memory plan with the independent checker; a rejected plan
   /// is an InternalError.
   bool verifyPlan = false;
+  /// Also derive the symbolic forms of the lower bound and peak
+  /// (MemoryPlanStats::*Expr): needed by --stats and the manifest only, and
+  /// costly on large dynamic graphs.
+  bool symbolicStats = false;
 };
 
 /// Module::memoryStats as text, one line per function and device (--stats).

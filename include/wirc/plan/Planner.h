@@ -53,7 +53,9 @@ struct PlanOptions {
   Strategy strategy = Strategy::Arena;
   /// Arena only. 0: the portfolio of heuristics alone. N > 0: the portfolio,
   /// then an improvement search with a budget of 1.5 million x 4^(N-1) work
-  /// units (decoder steps, a few nanoseconds each).
+  /// units (decoder steps, a few nanoseconds each). N >= 2 first searches
+  /// for a plan at the lower bound, visiting up to 100,000 x 4^(N-2) nodes
+  /// (problems of up to 4,000 requests).
   unsigned effort = kDefaultEffort;
   /// Arena only: seeds the search's random choices.
   uint64_t seed = 0;
@@ -62,11 +64,13 @@ struct PlanOptions {
 /// How a plan was found.
 struct PlanStats {
   /// The method that produced the plan: the strategy for greedy-size and
-  /// pool, the winning portfolio member or "search" for arena.
+  /// pool, the winning portfolio member, "bound-search" or "search" for
+  /// arena.
   std::string method;
   /// Arena: the best peak of the portfolio alone (before the search).
   int64_t portfolioPeak = 0;
-  /// Arena: work units the search used (deterministic, unlike time).
+  /// Arena: work units and nodes the searches used (deterministic, unlike
+  /// time).
   uint64_t searchWork = 0;
 };
 

@@ -4,7 +4,8 @@
 // tensors as device pointers with sizes and strides, owning device buffers,
 // kernels loaded lazily from an embedded image, launches, and errors that
 // name the kernel and the CUDA call that failed. Only the CUDA driver API is
-// needed (link with -lcuda); no libtorch.
+// needed (link with -lcuda); no libtorch. Extern kernels run through the hook
+// table of wirc/runtime/Extern.h.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WIRC_RUNTIME_RUNTIME_H
@@ -16,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -49,7 +51,9 @@ struct Tensor {
   int64_t strides[kMaxRank] = {};
 };
 
-/// Owning device memory, freed on destruction or reset().
+/// Owning device memory: either allocated here (cuMemAlloc, freed with
+/// cuMemFree) or adopted from an extern hook, whose owner handle is released
+/// when the last Buffer sharing it is reset or destroyed (wirc/runtime/Extern.h).
 class Buffer {
 public:
   Buffer() = default;
@@ -59,29 +63,52 @@ public:
     if (bytes > 0)
       check(cuMemAlloc(&ptr, static_cast<size_t>(bytes)), "cuMemAlloc", "allocation");
   }
+  /// Adopts memory at \p address that \p owner keeps alive; cuMemFree is
+  /// never called on it.
+  Buffer(CUdeviceptr address, std::shared_ptr<void> keepAlive)
+      : ptr(address), owner(std::move(keepAlive)) {}
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;
-  Buffer(Buffer &&other) noexcept : ptr(std::exchange(other.ptr, 0)) {}
+  Buffer(Buffer &&other) noexcept
+      : ptr(std::exchange(other.ptr, 0)), owner(std::move(other.owner)) {}
   Buffer &operator=(Buffer &&other) noexcept {
     if (this != &other) {
       reset();
       ptr = std::exchange(other.ptr, 0);
+      owner = std::move(other.owner);
     }
     return *this;
   }
   ~Buffer() { reset(); }
   void reset() {
-    if (ptr)
+    if (owner)
+      owner.reset(); // the last sharer releases the hook's memory
+    else if (ptr)
       cuMemFree(ptr);
     ptr = 0;
   }
-  /// Gives up ownership (outputs handed to the caller, who frees them with
-  /// cuMemFree).
-  CUdeviceptr release() { return std::exchange(ptr, 0); }
+  /// Gives up ownership of memory allocated here (outputs handed to the
+  /// caller, who frees them with cuMemFree). Memory adopted from a hook cannot
+  /// be freed that way: keep the Buffer instead.
+  CUdeviceptr release() {
+    if (owner)
+      throw Error("release() of memory an extern hook owns; keep the Buffer instead");
+    return std::exchange(ptr, 0);
+  }
   CUdeviceptr get() const { return ptr; }
+  /// True when the memory was adopted from an extern hook.
+  bool adopted() const { return owner != nullptr; }
+  /// Another Buffer at \p address keeping this one's adopted memory alive
+  /// (the tensors of one extern call that returned several share an owner).
+  Buffer share(CUdeviceptr address) const {
+    if (!owner)
+      throw Error("share() of memory no extern hook owns");
+    return Buffer(address, owner);
+  }
 
 private:
   CUdeviceptr ptr = 0;
+  std::shared_ptr<void> owner;
 };
 
 /// Bytes a strided layout spans: (sum((size - 1) * stride) + 1) * itemsize,
