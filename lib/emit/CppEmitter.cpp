@@ -675,7 +675,8 @@ std::string CppEmitter::emit() {
         "void run(Kernels &kernels, const wirc::rt::ExternHooks &wirc_hooks,\n"
         "         const wirc::rt::Tensor *inputs, const int64_t *symbols,\n"
         "         wirc::rt::Tensor *outputs, wirc::rt::Buffer *output_storage, CUstream stream) {{\n"
-        "  (void)wirc_hooks;\n  (void)inputs;\n  (void)symbols;\n  (void)output_storage;\n",
+        "  (void)kernels;\n  (void)wirc_hooks;\n  (void)inputs;\n  (void)symbols;\n"
+        "  (void)output_storage;\n",
         module.name, tensorInputs, symbolInputs, outputs);
   else
     out += fmt::format(
@@ -684,7 +685,7 @@ std::string CppEmitter::emit() {
         "/// when the wrapper allocated it. Throws wirc::rt::Error on any failure.\n"
         "void run(Kernels &kernels, const wirc::rt::Tensor *inputs, const int64_t *symbols,\n"
         "         wirc::rt::Tensor *outputs, wirc::rt::Buffer *output_storage, CUstream stream) {{\n"
-        "  (void)inputs;\n  (void)symbols;\n  (void)output_storage;\n",
+        "  (void)kernels;\n  (void)inputs;\n  (void)symbols;\n  (void)output_storage;\n",
         module.name, tensorInputs, symbolInputs, outputs);
   // Every op is looked up before anything runs: a missing hook fails early.
   if (!externResolution.empty())

@@ -16,7 +16,9 @@ Each program runs four times: with Inductor's own wrapper (which also exports
 the graphs), with wirc's --emit=python module, with wirc's --emit=fx-module
 GraphModule, and with wirc's --emit=cpp wrapper built into a library
 (wirc_export/cpp_runner.py; status "n/a" for programs with extern aten kernels,
-which the standalone wrapper rejects by design). Outputs are compared with eager and with Inductor's; the peak
+which the standalone wrapper rejects by design). On request (`--modes cpp-hooks`),
+the C++ wrapper runs with `--cpp-extern=hooks` instead: extern kernels and
+fallbacks call back into Python, where torch runs them. Outputs are compared with eager and with Inductor's; the peak
 memory of a warm call and, per graph, Inductor's wrapper generation time and
 wirc's end-to-end time are recorded. With --plans (e.g. --plans pool,arena), the
 python and fx-module runs are repeated with each `--memory-plan`, as modes
@@ -64,7 +66,9 @@ def compare(expected, actual):
     return None
 
 
-MODES = ("inductor", "python", "fx-module", "cpp")
+MODES = ("inductor", "python", "fx-module", "cpp", "cpp-hooks")
+# Run unless --modes names others; cpp-hooks runs on request.
+DEFAULT_MODES = ("python", "fx-module", "cpp")
 # The backend hook is checked on a few programs: fx-module with a user backend.
 BACKEND_PROGRAMS = ("mlp", "cond", "training")
 
@@ -107,12 +111,16 @@ def run_one(name, mode, wirc, out_dir):
         # "python+pool": the python emitter with --memory-plan=pool.
         base_mode, _, plan = mode.partition("+")
         replace = (None if base_mode == "inductor" else
-                   "fx-module" if base_mode == "fx-backend" else base_mode)
+                   "fx-module" if base_mode == "fx-backend" else
+                   "cpp" if base_mode == "cpp-hooks" else base_mode)
         wirc_args = ["--fx-backend=example_backend:compile_graph"] if mode == "fx-backend" else []
+        if base_mode == "cpp-hooks":
+            # Extern kernels call back into Python (wirc_export/cpp_runner.py).
+            wirc_args.append("--cpp-extern=hooks")
         if plan:
             wirc_args.append(f"--memory-plan={plan}")
         with exporting(fixtures, replace=replace, wirc=wirc, wirc_args=wirc_args,
-                       artifacts=base_mode == "cpp") as exporter:
+                       artifacts=replace == "cpp") as exporter:
             compiled = torch.compile(fn, dynamic=entry["dynamic"])
             first_inputs = copy.deepcopy(inputs)
             start = time.perf_counter()
@@ -183,9 +191,10 @@ def main():
     parser.add_argument("--plans", default="",
                         help="extra --memory-plan strategies to run the python and fx-module "
                              "wrappers with (comma-separated)")
-    parser.add_argument("--modes", default=",".join(MODES),
-                        help="the wrappers to run (comma-separated; inductor always runs, "
-                             "as the reference)")
+    parser.add_argument("--modes", default=",".join(DEFAULT_MODES),
+                        help="the wrappers to run (comma-separated, of " + ", ".join(MODES[1:]) +
+                             "; inductor always runs, as the reference; cpp-hooks runs extern "
+                             "kernels through --cpp-extern=hooks)")
     parser.add_argument("programs", nargs="*")
     args = parser.parse_args()
     if args.one:

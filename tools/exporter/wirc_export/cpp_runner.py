@@ -7,12 +7,20 @@ the outputs come back as tensors over memory the wrapper allocated (released
 when the last tensor that views it is gone). This is how the validation runs
 real programs through the C++ wrapper; nothing of it is needed to use the
 wrapper from C++.
+
+A wrapper emitted with `--cpp-extern=hooks` calls extern kernels and fallbacks
+through a hook table (wirc/runtime/Extern.h). Its shim installs one generic
+hook that calls back into Python (ctypes), where the op runs with torch: the
+arguments' tensor descriptors are wrapped as torch tensors over the same device
+memory, and the tensors an op returns are kept alive until the wrapper
+releases them.
 """
 
 import ctypes
 import os
 import re
 import subprocess
+import traceback
 import weakref
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -56,7 +64,7 @@ extern "C" int wirc_shim_run(int numInputs, const unsigned long long *data, cons
     auto *owned = new Storage;
     owned->buffers.resize(numOutputs > 0 ? numOutputs : 1);
     try {{
-      {ns}::run(*kernels, inputs.data(), symbols, outputs.data(), owned->buffers.data(),
+      {ns}::run(*kernels, {hooks}inputs.data(), symbols, outputs.data(), owned->buffers.data(),
                 static_cast<CUstream>(stream));
     }} catch (...) {{
       delete owned;
@@ -82,6 +90,35 @@ extern "C" int wirc_shim_run(int numInputs, const unsigned long long *data, cons
 extern "C" void wirc_shim_release(void *storage) {{ delete static_cast<Storage *>(storage); }}
 """
 
+# With --cpp-extern=hooks: run() takes a hook table; every op resolves to one
+# generic hook that calls the Python function installed by wirc_shim_set_hooks.
+HOOKS_SHIM = r"""
+namespace {{
+using PythonHook = int (*)(wirc::rt::ExternCall *call);
+using PythonRelease = void (*)(void *owner);
+PythonHook pythonHook;
+PythonRelease pythonRelease;
+
+int genericHook(void *, wirc::rt::ExternCall *call) {{ return pythonHook(call); }}
+wirc::rt::ExternFn lookupHook(void *, const char *) {{ return pythonHook ? genericHook : nullptr; }}
+void releaseHook(void *, void *owner) {{
+  if (pythonRelease)
+    pythonRelease(owner);
+}}
+const wirc::rt::ExternHooks hookTable{{nullptr, lookupHook, releaseHook}};
+// The ctypes mirrors of these structs (cpp_runner.py) must match them.
+static_assert(sizeof(wirc::rt::ExternValue) == {value_size}, "ExternValue layout");
+static_assert(offsetof(wirc::rt::ExternValue, tensor) == {value_tensor}, "ExternValue layout");
+static_assert(sizeof(wirc::rt::ExternCall) == {call_size}, "ExternCall layout");
+static_assert(offsetof(wirc::rt::ExternCall, results) == {call_results}, "ExternCall layout");
+}} // namespace
+
+extern "C" void wirc_shim_set_hooks(PythonHook hook, PythonRelease release) {{
+  pythonHook = hook;
+  pythonRelease = release;
+}}
+"""
+
 # __cuda_array_interface__ type strings; bfloat16 travels as int16 and is
 # reinterpreted afterwards.
 TYPESTR = {
@@ -90,16 +127,32 @@ TYPESTR = {
     "bfloat16": "<i2", "float32": "<f4", "float64": "<f8",
 }
 ITEMSIZE = {"|b1": 1, "|u1": 1, "|i1": 1, "<i2": 2, "<u2": 2, "<f2": 2, "<i4": 4, "<u4": 4,
-            "<f4": 4, "<i8": 8, "<u8": 8, "<f8": 8}
+            "<f4": 4, "<i8": 8, "<u8": 8, "<f8": 8, "<c8": 8, "<c16": 16}
+# Extern hooks see more dtypes than graph outputs: those the array interface
+# lacks travel as an integer or complex type of their size and are
+# reinterpreted afterwards.
+HOOK_TYPESTR = dict(TYPESTR, complex64="<c8", complex128="<c16", float8_e4m3fn="|u1",
+                    float8_e5m2="|u1")
 
 
 def build(cpp_path: str) -> str:
     """Builds the wrapper at cpp_path and its shim into a shared library."""
     with open(cpp_path, encoding="utf-8") as f:
-        namespace = re.search(r"^namespace (\w+) \{", f.read(), re.M).group(1)
+        source = f.read()
+    namespace = re.search(r"^namespace (\w+) \{", source, re.M).group(1)
+    # A wrapper emitted with --cpp-extern=hooks includes the hook runtime.
+    hooks = '#include "wirc/runtime/Extern.h"' in source
+    shim = SHIM.format(wrapper=os.path.basename(cpp_path), ns=namespace, max_rank=MAX_RANK,
+                       hooks="hookTable, " if hooks else "")
+    if hooks:
+        head, _, tail = shim.partition("\nnamespace {\n")
+        layout = HOOKS_SHIM.format(
+            value_size=ctypes.sizeof(_Value), value_tensor=_Value.tensor.offset,
+            call_size=ctypes.sizeof(_Call), call_results=_Call.results.offset)
+        shim = head + layout + "\nnamespace {\n" + tail
     shim_path = cpp_path[:-len(".cpp")] + "_shim.cpp"
     with open(shim_path, "w", encoding="utf-8") as f:
-        f.write(SHIM.format(wrapper=os.path.basename(cpp_path), ns=namespace, max_rank=MAX_RANK))
+        f.write(shim)
     so_path = cpp_path[:-len(".cpp")] + ".so"
     command = [os.environ.get("CXX", "g++"), "-std=c++17", "-O2", "-shared", "-fPIC",
                f"-I{INCLUDE}", f"-I{os.path.join(CUDA_ROOT, 'include')}", shim_path,
@@ -121,6 +174,160 @@ class _DeviceArray:
         weakref.finalize(self, release)
 
 
+# The hook table's plain-data structs (wirc/runtime/Extern.h), field for field.
+MAX_EXTERN_RESULTS = 16
+
+
+class _Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_ulonglong), ("rank", ctypes.c_int),
+                ("sizes", ctypes.c_longlong * MAX_RANK), ("strides", ctypes.c_longlong * MAX_RANK)]
+
+
+class _Value(ctypes.Structure):
+    pass
+
+
+_Value._fields_ = [("kind", ctypes.c_int32), ("num_items", ctypes.c_int32),
+                   ("name", ctypes.c_char_p), ("text", ctypes.c_void_p),
+                   ("int_value", ctypes.c_int64), ("double_value", ctypes.c_double),
+                   ("items", ctypes.POINTER(_Value)), ("tensor", _Tensor)]
+
+
+class _Call(ctypes.Structure):
+    _fields_ = [("op", ctypes.c_char_p), ("args", ctypes.POINTER(_Value)),
+                ("num_args", ctypes.c_int32), ("num_kwargs", ctypes.c_int32),
+                ("out", ctypes.POINTER(_Value)), ("stream", ctypes.c_void_p),
+                ("num_results", ctypes.c_int32), ("error_bytes", ctypes.c_int32),
+                ("error", ctypes.c_void_p), ("owner", ctypes.c_void_p),
+                ("results", _Tensor * MAX_EXTERN_RESULTS)]
+
+
+_HOOK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(_Call))
+_RELEASE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+NONE, BOOL, INT, DOUBLE, STRING, TENSOR, DTYPE, DEVICE, LIST, TUPLE = range(10)
+
+
+def resolve_op(op: str):
+    """The Python callable an op name of the graph format names."""
+    import torch
+    parts = op.split(".")
+    if parts[0] == "extern_kernels":
+        from torch._inductor.select_algorithm import extern_kernels
+        target, path = extern_kernels, parts[1:]
+    elif parts[:2] == ["torch", "ops"]:
+        target, path = torch.ops, parts[2:]
+    elif parts[0] == "aten":
+        target, path = torch.ops.aten, parts[1:]
+    else:
+        raise RuntimeError(f"no Python implementation is known for extern op '{op}'")
+    for part in path:
+        target = getattr(target, part)
+    return target
+
+
+def _wrap_tensor(t: _Tensor, dtype_name: str):
+    """A torch tensor over the device memory a descriptor points to."""
+    import torch
+    dtype = getattr(torch, dtype_name)
+    shape = [t.sizes[d] for d in range(t.rank)]
+    stride = [t.strides[d] for d in range(t.rank)]
+    if 0 in shape or t.data == 0:
+        return torch.empty_strided(shape, stride, dtype=dtype, device="cuda")
+    typestr = HOOK_TYPESTR[dtype_name]
+    array = _DeviceArray(t.data, shape, stride, typestr, lambda: None)
+    tensor = torch.as_tensor(array, device="cuda")
+    return tensor.view(dtype) if tensor.dtype != dtype else tensor
+
+
+def _to_python(v: _Value):
+    import torch
+    if v.kind == NONE:
+        return None
+    if v.kind == BOOL:
+        return bool(v.int_value)
+    if v.kind == INT:
+        return int(v.int_value)
+    if v.kind == DOUBLE:
+        return float(v.double_value)
+    if v.kind == STRING:
+        return ctypes.string_at(v.text, v.int_value).decode("utf-8", "surrogateescape")
+    if v.kind == TENSOR:
+        return _wrap_tensor(v.tensor, ctypes.string_at(v.text).decode())
+    if v.kind == DTYPE:
+        return getattr(torch, ctypes.string_at(v.text).decode())
+    if v.kind == DEVICE:
+        kind = ctypes.string_at(v.text).decode()
+        return torch.device(kind) if kind == "cpu" else torch.device(kind, v.int_value)
+    if v.kind in (LIST, TUPLE):
+        items = [_to_python(v.items[i]) for i in range(v.num_items)]
+        return items if v.kind == LIST else tuple(items)
+    raise RuntimeError(f"unknown extern value kind {v.kind}")
+
+
+class _PythonHooks:
+    """The one generic hook: runs each extern op with torch and keeps the
+    tensors it returns alive until the wrapper releases them."""
+
+    def __init__(self):
+        self.ops = {}
+        self.kept = {}
+        self.next_owner = 1
+        self.errors = []  # tracebacks of failed calls, newest last
+        self.hook = _HOOK(self._call)
+        self.release = _RELEASE(self._release)
+
+    def _call(self, call_ptr):
+        call = call_ptr.contents
+        try:
+            import torch
+            op = call.op.decode()
+            fn = self.ops.get(op) or self.ops.setdefault(op, resolve_op(op))
+            args = [_to_python(call.args[i]) for i in range(call.num_args)]
+            kwargs = {call.args[i].name.decode(): _to_python(call.args[i])
+                      for i in range(call.num_args, call.num_args + call.num_kwargs)}
+            if call.out:
+                fn(*args, **kwargs, out=_to_python(call.out.contents))
+                return 0
+            result = fn(*args, **kwargs)
+            items = ([] if result is None else list(result) if isinstance(result, (tuple, list))
+                     else [result])
+            if len(items) > MAX_EXTERN_RESULTS:
+                raise RuntimeError(f"{op} returned {len(items)} values, more than "
+                                   f"{MAX_EXTERN_RESULTS}")
+            keep = []
+            for i, item in enumerate(items):
+                target = call.results[i]
+                ctypes.memset(ctypes.byref(target), 0, ctypes.sizeof(target))
+                if not isinstance(item, torch.Tensor):
+                    continue  # a zero descriptor stands for a value that is no tensor
+                if not item.is_cuda or item.dim() > MAX_RANK:
+                    raise RuntimeError(f"{op} returned a {item.device} tensor of rank {item.dim()}; "
+                                       f"the wrapper takes CUDA tensors up to rank {MAX_RANK}")
+                target.data = item.data_ptr()
+                target.rank = item.dim()
+                for d in range(item.dim()):
+                    target.sizes[d] = item.size(d)
+                    target.strides[d] = item.stride(d)
+                keep.append(item)
+            call.num_results = len(items)
+            if keep:
+                owner = self.next_owner
+                self.next_owner += 1
+                self.kept[owner] = keep
+                call.owner = owner
+            return 0
+        except BaseException as e:  # noqa: BLE001 - reported through the wrapper's Error
+            self.errors.append(traceback.format_exc())
+            message = f"{type(e).__name__}: {e}".encode(errors="replace")
+            message = message[:max(call.error_bytes - 1, 0)]
+            if call.error and call.error_bytes > 0:
+                ctypes.memmove(call.error, message + b"\0", len(message) + 1)
+            return 1
+
+    def _release(self, owner):
+        self.kept.pop(owner, None)
+
+
 class Runner:
     """call(args) for one compiled graph, as Inductor's output code defines it."""
 
@@ -130,6 +337,12 @@ class Runner:
         self.lib.wirc_shim_release.argtypes = [ctypes.c_void_p]
         self.input_kinds = input_kinds
         self.output_dtypes = output_dtypes
+        # A wrapper built with --cpp-extern=hooks: extern ops run in Python.
+        self.hooks = None
+        if hasattr(self.lib, "wirc_shim_set_hooks"):
+            self.hooks = _PythonHooks()
+            self.lib.wirc_shim_set_hooks.argtypes = [_HOOK, _RELEASE]
+            self.lib.wirc_shim_set_hooks(self.hooks.hook, self.hooks.release)
 
     def __call__(self, args):
         import torch
@@ -159,7 +372,10 @@ class Runner:
                                     out_sizes, out_strides, ctypes.byref(storage),
                                     ctypes.c_void_p(stream), error, len(error))
         if rc != 0:
-            raise RuntimeError(f"wirc C++ wrapper: {error.value.decode(errors='replace')}")
+            detail = ""
+            if self.hooks is not None and self.hooks.errors:
+                detail = "\nin the Python extern hook:\n" + self.hooks.errors[-1][-1500:]
+            raise RuntimeError(f"wirc C++ wrapper: {error.value.decode(errors='replace')}{detail}")
         # The outputs share one storage block; it is released with the last of them.
         owner = storage.value
         alive = [m]
