@@ -247,8 +247,14 @@ std::string CppEmitter::externValue(const Value &v, std::string &decls, unsigned
     if (std::isinf(v.floatValue))
       return fmt::format("wirc::rt::extern_double({}std::numeric_limits<double>::infinity())",
                          v.floatValue < 0 ? "-" : "");
-    // Shortest round-trip form: reads back as the same double.
-    return fmt::format("wirc::rt::extern_double({})", v.floatValue);
+  {
+    // Shortest round-trip form, kept a floating literal so that -0.0 stays
+    // negative (the integer literal -0 would be +0.0).
+    std::string text = fmt::format("{}", v.floatValue);
+    if (text.find_first_of(".e") == std::string::npos)
+      text += ".0";
+    return fmt::format("wirc::rt::extern_double({})", text);
+  }
   case Value::Kind::String:
     return fmt::format("wirc::rt::extern_string({}, {})", cppStringLiteral(v.text), v.text.size());
   case Value::Kind::Expr:
