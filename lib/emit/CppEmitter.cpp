@@ -482,8 +482,20 @@ void CppEmitter::body(std::string &text, const Line &l) {
             for (const CallArg &arg : call.args)
               if (arg.role != graph::ArgRole::Removed)
                 args += ", " + argument(arg.value);
+            // A numel the signature makes constexpr (Triton specializes a
+            // static xnumel of 1) is compiled into the kernel, not passed.
+            const graph::KernelConfig &config = kernel.configs.at(call.config);
+            auto passed = [&](const std::string &numel) {
+              if (kernel.signature.empty())
+                return true;
+              for (const graph::KernelParam &p : kernel.signature)
+                if (p.name == numel)
+                  return p.type != "constexpr" && !config.kwarg(p.name);
+              return false;
+            };
             for (const auto &[numel, e] : call.numels)
-              args += ", " + expr(e);
+              if (passed(numel))
+                args += ", " + expr(e);
             line(fmt::format("launch_{0}_{1}(kernels.{0}_{1}, stream, {2}, {3}, {4}{5});",
                              kernel.name, call.config, expr(grid[0]), expr(grid[1]),
                              expr(grid[2]), args));

@@ -1351,7 +1351,7 @@ std::optional<Node> Reader::readNode(const Json &value, const Ptr &pointer) {
       if (expectType(*kwargs, kp, Json::value_t::object, "an object of keyword arguments")) {
         for (const auto &item : kwargs->items()) {
           Ptr ip = child(kp, item.key());
-          if (auto why = checkIdentifier(item.key())) {
+          if (auto why = checkKeywordName(item.key())) {
             error(ip, fmt::format("keyword argument name '{}' {}", printable(item.key()),
                                        *why));
             ok = false;

@@ -18,7 +18,7 @@ std::optional<Instance> makeInstance(const Problem &problem) {
   for (size_t id = 0; id < total; ++id) {
     const Request &r = problem.requests[id];
     // Validated: the padding cannot overflow.
-    const int64_t padded = (r.size + r.alignment - 1) & ~(r.alignment - 1);
+    const int64_t padded = (r.size + (r.alignment - 1)) & ~(r.alignment - 1);
     if (padded == 0)
       continue;
     inst.requestId.push_back(static_cast<uint32_t>(id));

@@ -92,6 +92,20 @@ std::optional<std::string> checkIdentifier(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<std::string> checkKeywordName(std::string_view name) {
+  if (name.empty())
+    return std::string("is empty");
+  if (name.size() > kMaxNameLength)
+    return fmt::format("is longer than {} characters", kMaxNameLength);
+  if (!isPlainIdentifier(name))
+    return std::string("is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
+  if (sortedContains(kPythonKeywords, name))
+    return std::string("is a Python keyword");
+  if (name.starts_with("__"))
+    return std::string("starts with '__', which is reserved");
+  return std::nullopt;
+}
+
 std::string pythonStringLiteral(std::string_view text) {
   std::string out = "'";
   for (unsigned char c : text) {

@@ -22,6 +22,12 @@ inline constexpr size_t kMaxNameLength = 256;
 /// The reason is a phrase such as "is a Python keyword".
 std::optional<std::string> checkIdentifier(std::string_view name);
 
+/// Why \p name cannot be a keyword argument's name (`op(x, name=...)`), or
+/// nullopt. Keyword names never become variables of the emitted wrappers, so
+/// only Python's rules apply: an identifier that is not a Python keyword
+/// (`device=` is fine; `lambda=` and `__x=` are not).
+std::optional<std::string> checkKeywordName(std::string_view name);
+
 /// True for `[A-Za-z_][A-Za-z0-9_]*`.
 bool isPlainIdentifier(std::string_view name);
 

@@ -90,7 +90,9 @@ int main(int argc, char **argv) {
   const int64_t size[] = {n}, stride[] = {1};
   wirc::rt::Tensor inputs[] = {wirc::rt::make_tensor(base, 0, 1, size, stride)};
   wirc::rt::ExternHooks hooks{nullptr, lookup, nullptr};
+  wirc::rt::Tensor outputs[1];
+  wirc::rt::Buffer outputStorage[1];
   WIRC_NAMESPACE::Kernels kernels;
-  WIRC_NAMESPACE::run(kernels, hooks, inputs, nullptr, nullptr, nullptr, nullptr);
+  WIRC_NAMESPACE::run(kernels, hooks, inputs, nullptr, outputs, outputStorage, nullptr);
   return 0;
 }

@@ -300,7 +300,12 @@ class _PythonHooks:
                 ctypes.memset(ctypes.byref(target), 0, ctypes.sizeof(target))
                 if not isinstance(item, torch.Tensor):
                     continue  # a zero descriptor stands for a value that is no tensor
-                if not item.is_cuda or item.dim() > MAX_RANK:
+                if not item.is_cuda:
+                    # The wrapper holds device tensors only. Small host results
+                    # (SDPA's philox seed and offset) travel as device copies.
+                    item = item.cuda()
+                    items[i] = item
+                if item.dim() > MAX_RANK:
                     raise RuntimeError(f"{op} returned a {item.device} tensor of rank {item.dim()}; "
                                        f"the wrapper takes CUDA tensors up to rank {MAX_RANK}")
                 target.data = item.data_ptr()
