@@ -2,6 +2,7 @@
 #include "wirc/cuda/ModuleKernels.h"
 
 #include "wirc/cuda/ContentHash.h"
+#include "wirc/support/Base64.h"
 
 #include <fmt/format.h>
 

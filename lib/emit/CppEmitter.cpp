@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "wirc/emit/Emitter.h"
 
+#include "wirc/support/Base64.h"
 #include "wirc/support/Diagnostics.h"
 
 #include <fmt/format.h>
@@ -80,39 +81,6 @@ std::string cppStringLiteral(std::string_view bytes) {
   return out;
 }
 
-std::string decodeBase64(std::string_view text) {
-  // A table per character (64 for padding, line breaks and anything else,
-  // which are skipped) and writes through a pointer: cubins are megabytes.
-  static constexpr auto kValue = [] {
-    std::array<unsigned char, 256> value{};
-    value.fill(64);
-    for (int i = 0; i < 26; ++i) {
-      value['A' + i] = static_cast<unsigned char>(i);
-      value['a' + i] = static_cast<unsigned char>(26 + i);
-    }
-    for (int i = 0; i < 10; ++i)
-      value['0' + i] = static_cast<unsigned char>(52 + i);
-    value['+'] = 62;
-    value['/'] = 63;
-    return value;
-  }();
-  std::string out(text.size() / 4 * 3 + 3, '\0');
-  char *p = out.data();
-  unsigned bits = 0, acc = 0;
-  for (char c : text) {
-    unsigned v = kValue[static_cast<unsigned char>(c)];
-    if (v == 64)
-      continue;
-    acc = (acc << 6) | v;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      *p++ = static_cast<char>((acc >> bits) & 0xFF);
-    }
-  }
-  out.resize(static_cast<size_t>(p - out.data()));
-  return out;
-}
 
 /// The entry point a compiled config exports: the compiler's (mangled) name
 /// when the artifacts record one, else the function the source defines.

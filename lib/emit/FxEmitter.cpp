@@ -20,6 +20,8 @@
 #include "wirc/support/Diagnostics.h"
 #include "wirc/support/Names.h"
 
+#include "PoolOffsets.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -103,21 +105,7 @@ private:
     return "%" + nodes[node].name;
   }
 
-  /// Byte offsets of the buffers carved from a pool (and of the names that
-  /// reuse them): as_strided's offset counts from the storage's start, and a
-  /// pooled buffer's storage is its pool.
-  std::unordered_map<BufferId, int64_t> poolOffset;
-
-  /// \p offset, in elements of \p base, counted from the start of its
-  /// storage.
-  sym::Expr storageOffset(BufferId base, const sym::Expr &offset) const {
-    const BufferInfo &info = module.buffer(base);
-    BufferId owner = info.kind == BufferKind::View ? info.viewBase : base;
-    auto it = poolOffset.find(owner);
-    if (it == poolOffset.end())
-      return offset;
-    return offset + sym::Expr(it->second / graph::dtypeSize(info.layout.dtype));
-  }
+  PoolOffsets pools{module};
 
   std::string refBuffer(BufferId b) {
     auto it = bufferNode.find(b);
@@ -223,7 +211,7 @@ private:
     std::vector<unsigned> *saved = currentRefs;
     currentRefs = &node.refs;
     node.args = fmt::format("({}, {}, {}, {})", refBuffer(v.buffer), size, stride,
-                            expr(storageOffset(v.buffer, v.expr)));
+                            expr(pools.storageOffset(v.buffer, v.expr)));
     currentRefs = saved;
     node.kwargs = "{}";
     return addNode(std::move(node));
@@ -385,8 +373,7 @@ void FxGraphPrinter::line(const Line &l) {
           [&](const ReuseLine &r) {
             const BufferInfo &old = module.buffer(r.old);
             const BufferInfo &reused = module.buffer(r.reusedAs);
-            if (auto it = poolOffset.find(r.old); it != poolOffset.end())
-              poolOffset[r.reusedAs] = it->second;
+            pools.reused(r.old, r.reusedAs);
             if (ir::sameView(old.layout, reused.layout)) {
               bufferNode[r.reusedAs] = bufferNode.at(r.old);
               return;
@@ -394,7 +381,7 @@ void FxGraphPrinter::line(const Line &l) {
             unsigned n = callNode(reused.name, "torch.as_strided", [&] {
               auto [size, stride] = sizeStride(reused.layout.size, reused.layout.stride);
               return std::pair{fmt::format("({}, {}, {}, {})", refBuffer(r.old), size, stride,
-                                           expr(storageOffset(r.old, reused.layout.offset))),
+                                           expr(pools.storageOffset(r.old, reused.layout.offset))),
                                std::string("{}")};
             });
             bufferNode[r.reusedAs] = n;
@@ -438,7 +425,7 @@ void FxGraphPrinter::line(const Line &l) {
             unsigned n = callNode(view.name, "torch.as_strided", [&] {
               auto [size, stride] = sizeStride(view.layout.size, view.layout.stride);
               return std::pair{fmt::format("({}, {}, {}, {})", refBuffer(r.base), size, stride,
-                                           expr(storageOffset(r.base, view.layout.offset))),
+                                           expr(pools.storageOffset(r.base, view.layout.offset))),
                                std::string("{}")};
             });
             bufferNode[r.view] = n;
@@ -528,7 +515,7 @@ void FxGraphPrinter::line(const Line &l) {
                                std::string("{}")};
             });
             bufferNode[a.buffer] = n;
-            poolOffset[a.buffer] = a.offset;
+            pools.carved(a.buffer, a.offset);
           },
           [&](const PoolFreeLine &p) {
             callNode("delete", "torch._inductor.codegen.wrapper_fxir.delete", [&] {

@@ -14,6 +14,7 @@
 #include "wirc/support/Diagnostics.h"
 #include "wirc/support/Names.h"
 
+#include "PoolOffsets.h"
 #include "PythonText.h"
 
 #include <fmt/format.h>
@@ -67,21 +68,7 @@ private:
 
   std::string fresh(std::string_view stem) { return fmt::format("_{}{}", stem, temps++); }
 
-  /// Byte offsets of the buffers carved from a pool (and of the names that
-  /// reuse them): as_strided's offset counts from the storage's start, and a
-  /// pooled buffer's storage is its pool.
-  std::unordered_map<BufferId, int64_t> poolOffset;
-
-  /// \p offset, in elements of \p base, counted from the start of its
-  /// storage.
-  sym::Expr storageOffset(BufferId base, const sym::Expr &offset) const {
-    const BufferInfo &info = module.buffer(base);
-    BufferId owner = info.kind == BufferKind::View ? info.viewBase : base;
-    auto it = poolOffset.find(owner);
-    if (it == poolOffset.end())
-      return offset;
-    return offset + sym::Expr(it->second / graph::dtypeSize(info.layout.dtype));
-  }
+  PoolOffsets pools{module};
 
   std::string var(BufferId b) const {
     auto it = node.find(b);
@@ -188,7 +175,7 @@ private:
       std::string n = fresh("view");
       std::string size = pyList(exprs(v.size));
       std::string stride = pyList(exprs(v.stride));
-      std::string offset = expr(storageOffset(v.buffer, v.expr));
+      std::string offset = expr(pools.storageOffset(v.buffer, v.expr));
       line(fmt::format("{} = g.call_function(torch.as_strided, ({}, {}, {}, {}))", n,
                        var(v.buffer), size, stride, offset));
       return n;
@@ -265,15 +252,14 @@ void GraphBuilder::emitLine(const Line &l) {
           [&](const ReuseLine &r) {
             const BufferInfo &old = module.buffer(r.old);
             const BufferInfo &reused = module.buffer(r.reusedAs);
-            if (auto it = poolOffset.find(r.old); it != poolOffset.end())
-              poolOffset[r.reusedAs] = it->second;
+            pools.reused(r.old, r.reusedAs);
             if (ir::sameView(old.layout, reused.layout)) {
               node[r.reusedAs] = var(r.old);
               return;
             }
             std::string size = pyList(exprs(reused.layout.size));
             std::string stride = pyList(exprs(reused.layout.stride));
-            std::string offset = expr(storageOffset(r.old, reused.layout.offset));
+            std::string offset = expr(pools.storageOffset(r.old, reused.layout.offset));
             line(fmt::format("{} = g.call_function(torch.as_strided, ({}, {}, {}, {}))",
                              reused.name, var(r.old), size, stride, offset));
             node[r.reusedAs] = reused.name;
@@ -347,7 +333,7 @@ void GraphBuilder::emitLine(const Line &l) {
             const BufferInfo &view = module.buffer(r.view);
             std::string size = pyList(exprs(view.layout.size));
             std::string stride = pyList(exprs(view.layout.stride));
-            std::string offset = expr(storageOffset(r.base, view.layout.offset));
+            std::string offset = expr(pools.storageOffset(r.base, view.layout.offset));
             line(fmt::format("{} = g.call_function(torch.as_strided, ({}, {}, {}, {}))",
                              view.name, var(r.base), size, stride, offset));
             node[r.view] = view.name;
@@ -422,7 +408,7 @@ void GraphBuilder::emitLine(const Line &l) {
                              graph::dtypeName(info.layout.dtype), pyList(exprs(info.layout.size)),
                              pyList(exprs(info.layout.stride))));
             node[a.buffer] = info.name;
-            poolOffset[a.buffer] = a.offset;
+            pools.carved(a.buffer, a.offset);
           },
           [&](const PoolFreeLine &p) {
             line(fmt::format("g.call_function(delete, ({},))", module.pool(p.pool).name));

@@ -121,28 +121,6 @@ private:
     }
   }
 
-  /// The bytes a static layout spans (0 when empty), or nullopt when
-  /// symbolic or past int64.
-  static std::optional<int64_t> staticStorageBytes(const graph::Layout &layout) {
-    for (const sym::Expr &size : layout.size)
-      if (size.constant() == std::optional<int64_t>(0))
-        return 0;
-    int64_t extent = 1;
-    for (size_t i = 0; i < layout.size.size(); ++i) {
-      std::optional<int64_t> size = layout.size[i].constant();
-      std::optional<int64_t> stride = layout.stride[i].constant();
-      int64_t span = 0;
-      if (!size || !stride || __builtin_mul_overflow(*size - 1, *stride, &span) ||
-          __builtin_add_overflow(extent, span, &extent))
-        return std::nullopt;
-    }
-    int64_t bytes = 0;
-    if (__builtin_mul_overflow(extent, static_cast<int64_t>(graph::dtypeSize(layout.dtype)),
-                               &bytes))
-      return std::nullopt;
-    return bytes;
-  }
-
   void def(BufferId id) {
     if (!valid(id))
       return;

@@ -475,28 +475,14 @@ bool placeInPools(Module &module, unsigned functionIndex, MemoryPlan strategy,
 
 namespace {
 
-/// Padded static storage bytes of a layout, computed here rather than with
-/// StorageSizes so that the check does not share the planner's arithmetic.
+/// Padded static storage bytes of a layout, from the IR's own extent rather
+/// than StorageSizes, so that the check does not share the planner's
+/// arithmetic.
 std::optional<int64_t> checkedStaticBytes(const graph::Layout &layout) {
-  int64_t extent = 1;
-  for (size_t i = 0; i < layout.size.size(); ++i) {
-    std::optional<int64_t> size = layout.size[i].constant();
-    if (size && *size == 0)
-      return 0;
-  }
-  for (size_t i = 0; i < layout.size.size(); ++i) {
-    std::optional<int64_t> size = layout.size[i].constant();
-    std::optional<int64_t> stride = layout.stride[i].constant();
-    int64_t span = 0;
-    if (!size || !stride || __builtin_mul_overflow(*size - 1, *stride, &span) ||
-        __builtin_add_overflow(extent, span, &extent))
-      return std::nullopt;
-  }
-  int64_t bytes = 0;
-  if (__builtin_mul_overflow(extent, static_cast<int64_t>(graph::dtypeSize(layout.dtype)), &bytes) ||
-      bytes < 0 || bytes > INT64_MAX - kAlignment)
+  std::optional<int64_t> bytes = ir::staticStorageBytes(layout);
+  if (!bytes || *bytes < 0 || *bytes > INT64_MAX - kAlignment)
     return std::nullopt;
-  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  return (*bytes + kAlignment - 1) / kAlignment * kAlignment;
 }
 
 } // namespace

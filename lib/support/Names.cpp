@@ -70,28 +70,6 @@ bool isPlainIdentifier(std::string_view name) {
                      [&](char c) { return isAlpha(c) || (c >= '0' && c <= '9'); });
 }
 
-std::optional<std::string> checkIdentifier(std::string_view name) {
-  if (name.empty())
-    return std::string("is empty");
-  if (name.size() > kMaxNameLength)
-    return fmt::format("is longer than {} characters", kMaxNameLength);
-  if (!isPlainIdentifier(name))
-    return std::string("is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
-  if (sortedContains(kPythonKeywords, name))
-    return std::string("is a Python keyword");
-  if (sortedContains(kCppKeywords, name))
-    return std::string("is a C++ keyword");
-  if (sortedContains(kWrapperNames, name))
-    return std::string("is reserved for the emitted wrapper's own names");
-  // Leading double underscores are reserved in C++ and mangled in Python
-  // classes; names of the form wirc_* are the wrappers' own.
-  if (name.starts_with("__"))
-    return std::string("starts with '__', which is reserved");
-  if (name.starts_with("wirc_"))
-    return std::string("starts with 'wirc_', which is reserved for wirc");
-  return std::nullopt;
-}
-
 std::optional<std::string> checkKeywordName(std::string_view name) {
   if (name.empty())
     return std::string("is empty");
@@ -101,8 +79,24 @@ std::optional<std::string> checkKeywordName(std::string_view name) {
     return std::string("is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
   if (sortedContains(kPythonKeywords, name))
     return std::string("is a Python keyword");
+  // Leading double underscores are reserved in C++ and mangled in Python
+  // classes.
   if (name.starts_with("__"))
     return std::string("starts with '__', which is reserved");
+  return std::nullopt;
+}
+
+std::optional<std::string> checkIdentifier(std::string_view name) {
+  // A graph name is also a variable of the emitted wrappers: Python's rules,
+  // then C++'s and the wrappers' own names (wirc_* included).
+  if (auto why = checkKeywordName(name))
+    return why;
+  if (sortedContains(kCppKeywords, name))
+    return std::string("is a C++ keyword");
+  if (sortedContains(kWrapperNames, name))
+    return std::string("is reserved for the emitted wrapper's own names");
+  if (name.starts_with("wirc_"))
+    return std::string("starts with 'wirc_', which is reserved for wirc");
   return std::nullopt;
 }
 

@@ -2,6 +2,7 @@
 #include "wirc/cuda/ContentHash.h"
 #include "wirc/cuda/KernelCompiler.h"
 #include "wirc/driver/Manifest.h"
+#include "wirc/support/Base64.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -106,18 +107,26 @@ TEST_CASE("CUDA architecture names", "[cuda]") {
 }
 
 TEST_CASE("the default cache directory follows XDG", "[cuda]") {
-  const char *savedXdg = std::getenv("XDG_CACHE_HOME");
-  std::string xdg = savedXdg ? savedXdg : "";
-  ::setenv("XDG_CACHE_HOME", "/somewhere/cache", 1);
-  CHECK(defaultCacheDir() == "/somewhere/cache/wirc");
+  // Synthetic roots: nothing is created, only the paths are compared.
+  auto saved = [](const char *name) -> std::optional<std::string> {
+    const char *value = std::getenv(name);
+    return value ? std::optional<std::string>(value) : std::nullopt;
+  };
+  auto restore = [](const char *name, const std::optional<std::string> &value) {
+    if (value)
+      ::setenv(name, value->c_str(), 1);
+    else
+      ::unsetenv(name);
+  };
+  const std::optional<std::string> savedXdg = saved("XDG_CACHE_HOME"), savedHome = saved("HOME");
+  ::setenv("XDG_CACHE_HOME", "/xdg-cache-root", 1);
+  CHECK(defaultCacheDir() == "/xdg-cache-root/wirc");
   // A relative XDG_CACHE_HOME is invalid and ignored.
   ::setenv("XDG_CACHE_HOME", "relative", 1);
-  ::setenv("HOME", "/home/someone", 1);
-  CHECK(defaultCacheDir() == "/home/someone/.cache/wirc");
-  if (savedXdg)
-    ::setenv("XDG_CACHE_HOME", xdg.c_str(), 1);
-  else
-    ::unsetenv("XDG_CACHE_HOME");
+  ::setenv("HOME", "/home-root", 1);
+  CHECK(defaultCacheDir() == "/home-root/.cache/wirc");
+  restore("XDG_CACHE_HOME", savedXdg);
+  restore("HOME", savedHome);
 }
 
 TEST_CASE("no jobs need no toolkit; a bad architecture compiles nothing", "[cuda]") {

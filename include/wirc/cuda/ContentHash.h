@@ -1,4 +1,4 @@
-//===- wirc/cuda/ContentHash.h - Hashes and encodings of kernel images ----===//
+//===- wirc/cuda/ContentHash.h - Content hashes of kernel images ----------===//
 //
 // SHA-256 names compiled kernels in the cache and the manifest: a key must
 // not collide across the sources a user ever compiles, so a short
@@ -41,12 +41,6 @@ private:
 
 /// The SHA-256 of \p data in hex.
 std::string sha256Hex(std::string_view data);
-
-/// Standard base64 with padding (RFC 4648).
-std::string encodeBase64(std::string_view bytes);
-/// Decodes base64, skipping padding, line breaks and other characters
-/// outside the alphabet.
-std::string decodeBase64(std::string_view text);
 
 } // namespace wirc::cuda
 

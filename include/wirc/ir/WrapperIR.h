@@ -95,6 +95,10 @@ inline bool sameView(const graph::Layout &a, const graph::Layout &b) {
   return a.size == b.size && a.stride == b.stride && a.offset == b.offset;
 }
 
+/// The bytes a static layout's storage spans (0 when a size is 0), or
+/// nullopt when it is symbolic or past int64.
+std::optional<int64_t> staticStorageBytes(const graph::Layout &layout);
+
 /// Calls \p fn on every BufferId a value refers to (views: their base).
 template <typename Fn> void forEachBuffer(const Value &value, Fn &&fn) {
   if (value.kind == Value::Kind::Buffer || value.kind == Value::Kind::View)
