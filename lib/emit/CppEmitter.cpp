@@ -8,10 +8,18 @@
 // skips empty grids, passes Triton's trailing scratch pointers, and checks
 // every CUDA call. Extern kernels and fallbacks (aten ops) are rejected with
 // the op's name, or with --cpp-extern=hooks called through the embedder's hook
-// table (wirc/runtime/Extern.h); control flow is rejected.
+// table (wirc/runtime/Extern.h). torch.cond's subgraphs become functions.
+//
+// --cpp-abi=aoti writes the same wrapper over PyTorch's AOTI C shim
+// (wirc/runtime/Aoti.h): every tensor is an AtenTensorHandle next to its
+// device-pointer view, intermediates come from aoti_torch_empty_strided, and
+// extern kernels call the shim function their recorded aten schema names,
+// arguments laid out as torchgen lays out the shim's parameters.
 //
 //===----------------------------------------------------------------------===//
 #include "wirc/emit/Emitter.h"
+
+#include "wirc/emit/AtenSchema.h"
 
 #include "wirc/support/Base64.h"
 #include "wirc/support/Diagnostics.h"
@@ -136,15 +144,17 @@ private:
 
   static unsigned itemsize(const BufferInfo &info) { return graph::dtypeSize(info.layout.dtype); }
 
-  /// Buffers carved from a pool (by id); they own no storage.
+  /// Buffers carved from a pool or reusing one that owns nothing (by id):
+  /// they own no storage.
   std::vector<bool> pooled;
 
   bool owns(BufferId b) const {
     return module.buffer(b).kind == BufferKind::Intermediate && !(b < pooled.size() && pooled[b]);
   }
 
-  [[noreturn]] static void unsupported(const std::string &what) {
-    throw NotImplementedError(fmt::format("--emit=cpp (standalone) cannot run {}", what));
+  [[noreturn]] void unsupported(const std::string &what) const {
+    throw NotImplementedError(fmt::format("--emit=cpp ({}) cannot run {}",
+                                          aoti() ? "--cpp-abi=aoti" : "standalone", what));
   }
 
   /// A kernel argument: a device address or a size value.
@@ -169,7 +179,36 @@ private:
   }
 
   bool hooks() const { return options.cppExtern == EmitOptions::CppExtern::Hooks; }
-  [[noreturn]] static void rejectExtern(const std::string &op) {
+  bool aoti() const { return options.cppAbi == EmitOptions::CppAbi::Aoti; }
+  /// AOTI: the handle variable of a tensor buffer.
+  std::string handle(BufferId b) const { return name(b) + "_h"; }
+  /// Tuple results (an extern call's or a cond's), unpacked by multi_output:
+  /// AOTI keeps handles in NAME_items, the standalone wrapper tensors in
+  /// NAME_items and their memory in NAME_item_storage; hook results stay an
+  /// ExternResults.
+  std::set<BufferId> itemTuples;
+  /// AOTI: an op ran on the CPU, so the CPU shim header is needed too.
+  bool needsCpuShim = false;
+  unsigned condCounter = 0;
+
+  std::string layoutArrays(const BufferInfo &info) const {
+    return fmt::format("const int64_t {0}_size[] = {1}, {0}_stride[] = {2};", info.name,
+                       array(info.layout.size), array(info.layout.stride));
+  }
+  static std::string aotiDType(graph::DType dtype) {
+    return fmt::format("aoti_torch_dtype_{}()", graph::dtypeName(dtype));
+  }
+  std::string aotiHandleOf(const Value &v, std::string &decls, unsigned &counter) const;
+  std::vector<std::string> aotiArgument(const SchemaType &type, const Value *value,
+                                        const SchemaDefault *fallback, const std::string &what,
+                                        std::string &decls, unsigned &counter) const;
+  void aotiExternCall(std::string &text, const std::string &op, const std::string &schemaText,
+                      const std::vector<Value> &args,
+                      const std::vector<std::pair<std::string, Value>> &kwargs,
+                      const Value *outValue, BufferId result);
+  void condCall(std::string &text, const CondLine &c);
+  std::string function(const Function &f);
+  [[noreturn]] void rejectExtern(const std::string &op) const {
     unsupported(fmt::format("extern kernel '{}' without a hook table (--cpp-extern=hooks)", op));
   }
   std::string externOp(const std::string &op);
@@ -299,6 +338,422 @@ void CppEmitter::externCall(std::string &text, const std::string &op,
   text += fmt::format("    {}{}.{}({}, stream{});\n  }}\n", assign, callee, method, callArgs, tail);
 }
 
+/// AOTI: a handle expression for a tensor argument; a view gets a temporary
+/// handle declared into \p decls, alive for the call's block.
+std::string CppEmitter::aotiHandleOf(const Value &v, std::string &decls, unsigned &counter) const {
+  if (v.kind == Value::Kind::Buffer) {
+    const BufferInfo &info = module.buffer(v.buffer);
+    if (info.kind == BufferKind::SymbolInput || info.kind == BufferKind::ScalarInput ||
+        info.isTuple)
+      unsupported(fmt::format("'{}' as an extern kernel's tensor argument", info.name));
+    return handle(v.buffer) + ".get()";
+  }
+  if (v.kind == Value::Kind::View) {
+    std::string var = fmt::format("wirc_{}", counter++);
+    decls += fmt::format("    const int64_t {0}_size[] = {1}, {0}_stride[] = {2};\n", var,
+                         array(v.size), array(v.stride));
+    decls += fmt::format("    wirc::rt::aoti::Handle {0} = wirc::rt::aoti::view({1}, {2}, "
+                         "{0}_size, {0}_stride, {3}, \"{4}\");\n",
+                         var, handle(v.buffer), v.size.size(), expr(v.expr), name(v.buffer));
+    return var + ".get()";
+  }
+  unsupported("a tensor argument that is neither a buffer nor a view");
+}
+
+namespace {
+
+/// A schema default as the graph would have spelled the value.
+Value defaultValue(const SchemaDefault &d) {
+  Value v;
+  switch (d.kind) {
+  case SchemaDefault::Kind::None:
+    v.kind = Value::Kind::None;
+    break;
+  case SchemaDefault::Kind::Bool:
+    v.kind = Value::Kind::Bool;
+    v.boolValue = d.boolValue;
+    break;
+  case SchemaDefault::Kind::Int:
+    v.kind = Value::Kind::Int;
+    v.intValue = d.intValue;
+    break;
+  case SchemaDefault::Kind::Double:
+    v.kind = Value::Kind::Float;
+    v.floatValue = d.doubleValue;
+    break;
+  case SchemaDefault::Kind::String:
+  case SchemaDefault::Kind::Identifier:
+    v.kind = Value::Kind::String;
+    v.text = d.text;
+    break;
+  case SchemaDefault::Kind::List:
+    v.kind = Value::Kind::List;
+    for (const SchemaDefault &item : d.items)
+      v.items.push_back(defaultValue(item));
+    break;
+  }
+  return v;
+}
+
+/// The C type the shim passes a base schema type as (torchgen's mapping).
+const char *shimScalarType(const std::string &base) {
+  if (base == "int" || base == "SymInt")
+    return "int64_t";
+  if (base == "bool" || base == "ScalarType" || base == "Layout" || base == "MemoryFormat" ||
+      base == "DeviceIndex")
+    return "int32_t";
+  if (base == "float" || base == "Scalar")
+    return "double";
+  if (base == "str")
+    return "const char*";
+  return nullptr;
+}
+
+std::string doubleLiteral(double value) {
+  if (std::isnan(value))
+    return "std::numeric_limits<double>::quiet_NaN()";
+  if (std::isinf(value))
+    return value < 0 ? "-std::numeric_limits<double>::infinity()"
+                     : "std::numeric_limits<double>::infinity()";
+  std::string text = fmt::format("{}", value);
+  if (text.find_first_of(".e") == std::string::npos)
+    text += ".0";
+  return text;
+}
+
+std::string intLiteral(int64_t value) {
+  return value == INT64_MIN ? "INT64_MIN" : fmt::format("INT64_C({})", value);
+}
+
+} // namespace
+
+/// AOTI: the C arguments (one, or two for a list or a device) that pass
+/// \p value (or, when null, \p fallback, the schema's default) as a shim
+/// parameter of schema type \p type. Locals go into \p decls.
+std::vector<std::string> CppEmitter::aotiArgument(const SchemaType &type, const Value *value,
+                                                  const SchemaDefault *fallback,
+                                                  const std::string &what, std::string &decls,
+                                                  unsigned &counter) const {
+  Value fromDefault;
+  if (!value) {
+    if (!fallback)
+      unsupported(fmt::format("{}: no value and no default", what));
+    fromDefault = defaultValue(*fallback);
+    value = &fromDefault;
+  }
+  const Value &v = *value;
+  auto mismatch = [&]() -> std::vector<std::string> {
+    // In Value::Kind's order.
+    static constexpr const char *kKinds[] = {"None",   "bool",  "int",  "float",
+                                             "string", "buffer", "view", "size expression",
+                                             "dtype",  "device", "list", "tuple"};
+    auto kind = static_cast<size_t>(v.kind);
+    unsupported(fmt::format("{}: a {} value for schema type '{}'", what,
+                            kind < std::size(kKinds) ? kKinds[kind] : "graph", type.str()));
+  };
+  switch (type.kind) {
+  case SchemaType::Kind::Optional: {
+    const SchemaType &elem = *type.elem;
+    bool pair = elem.isList() || elem.isBase("Device");
+    if (v.kind == Value::Kind::None)
+      return pair ? std::vector<std::string>{"nullptr", "0"}
+                  : std::vector<std::string>{"nullptr"};
+    std::vector<std::string> inner = aotiArgument(elem, &v, nullptr, what, decls, counter);
+    std::string var = fmt::format("wirc_{}", counter++);
+    const char *ctype = elem.isBase("Tensor") ? "AtenTensorHandle"
+                        : elem.isList()       ? nullptr
+                        : elem.isBase("Device") ? "int32_t"
+                                                : shimScalarType(elem.base);
+    if (elem.isList()) {
+      // An optional list is a pointer to the list's pointer, then its length.
+      const SchemaType &item = *elem.elem;
+      const char *itemType = item.isBase("Tensor") ? "AtenTensorHandle"
+                                                   : shimScalarType(item.base);
+      if (!itemType)
+        mismatch();
+      decls += fmt::format("    const {}* {} = {};\n", itemType, var, inner[0]);
+      return {"&" + var, inner[1]};
+    }
+    if (!ctype)
+      mismatch();
+    decls += fmt::format("    {} {} = {};\n", ctype, var, inner[0]);
+    std::vector<std::string> result{"&" + var};
+    if (pair)
+      result.push_back(inner[1]);
+    return result;
+  }
+  case SchemaType::Kind::List: {
+    const SchemaType &item = *type.elem;
+    std::vector<Value> items;
+    if (v.kind == Value::Kind::List || v.kind == Value::Kind::Tuple)
+      items = v.items;
+    else if (type.fixedSize && !item.isBase("Tensor")) // `int[2] stride=1` repeats
+      items.assign(static_cast<size_t>(*type.fixedSize), v);
+    else
+      mismatch();
+    std::string list;
+    std::string itemType;
+    if (item.isBase("Tensor")) {
+      itemType = "AtenTensorHandle";
+      for (const Value &x : items)
+        list += (list.empty() ? "" : ", ") + aotiHandleOf(x, decls, counter);
+    } else if (item.isOptional() && item.elem->isBase("Tensor")) {
+      itemType = "AtenTensorHandle*";
+      for (const Value &x : items) {
+        if (x.kind == Value::Kind::None) {
+          list += std::string(list.empty() ? "" : ", ") + "nullptr";
+          continue;
+        }
+        std::string var = fmt::format("wirc_{}", counter++);
+        decls += fmt::format("    AtenTensorHandle {} = {};\n", var,
+                             aotiHandleOf(x, decls, counter));
+        list += (list.empty() ? "&" : ", &") + var;
+      }
+    } else if (item.kind == SchemaType::Kind::Base && shimScalarType(item.base) &&
+               !item.isBase("str")) {
+      itemType = shimScalarType(item.base);
+      for (const Value &x : items)
+        list += (list.empty() ? "" : ", ") +
+                aotiArgument(item, &x, nullptr, what, decls, counter).at(0);
+    } else {
+      mismatch();
+    }
+    if (items.empty())
+      return {"nullptr", "0"};
+    std::string var = fmt::format("wirc_{}", counter++);
+    decls += fmt::format("    const {} {}[] = {{{}}};\n", itemType, var, list);
+    return {var, fmt::format("{}", items.size())};
+  }
+  case SchemaType::Kind::Base:
+    break;
+  }
+  const std::string &base = type.base;
+  if (base == "Tensor") {
+    if (v.kind != Value::Kind::Buffer && v.kind != Value::Kind::View)
+      mismatch();
+    return {aotiHandleOf(v, decls, counter)};
+  }
+  if (base == "int" || base == "SymInt" || base == "DeviceIndex") {
+    if (v.kind == Value::Kind::Int)
+      return {intLiteral(v.intValue)};
+    if (v.kind == Value::Kind::Bool)
+      return {v.boolValue ? "1" : "0"};
+    if (v.kind == Value::Kind::Expr)
+      return {expr(v.expr)};
+    if (v.kind == Value::Kind::Buffer && module.buffer(v.buffer).kind == BufferKind::SymbolInput)
+      return {module.buffer(v.buffer).name};
+    mismatch();
+  }
+  if (base == "bool") {
+    if (v.kind == Value::Kind::Bool)
+      return {v.boolValue ? "1" : "0"};
+    if (v.kind == Value::Kind::Int)
+      return {v.intValue ? "1" : "0"};
+    mismatch();
+  }
+  if (base == "float" || base == "Scalar") {
+    if (v.kind == Value::Kind::Float)
+      return {doubleLiteral(v.floatValue)};
+    if (v.kind == Value::Kind::Int)
+      return {doubleLiteral(static_cast<double>(v.intValue))};
+    if (v.kind == Value::Kind::Bool)
+      return {v.boolValue ? "1.0" : "0.0"};
+    if (v.kind == Value::Kind::Expr)
+      return {fmt::format("static_cast<double>({})", expr(v.expr))};
+    mismatch();
+  }
+  if (base == "str") {
+    if (v.kind != Value::Kind::String)
+      mismatch();
+    return {cppStringLiteral(v.text)};
+  }
+  if (base == "ScalarType") {
+    if (v.kind == Value::Kind::DType)
+      return {aotiDType(v.dtype)};
+    if (v.kind == Value::Kind::String) // a default such as `ScalarType dtype=long`
+      if (auto dtype = graph::parseDType(v.text == "long" ? "int64" : v.text))
+        return {aotiDType(*dtype)};
+    mismatch();
+  }
+  if (base == "Layout" || base == "MemoryFormat") {
+    // Only a default names one (`Layout layout=strided`); the names are the
+    // shim's own accessors, checked against the few that exist.
+    static const std::set<std::string> layouts{"strided"};
+    static const std::set<std::string> formats{"contiguous_format", "channels_last",
+                                               "channels_last_3d", "preserve_format"};
+    const auto &known = base == "Layout" ? layouts : formats;
+    if (v.kind == Value::Kind::String && known.count(v.text))
+      return {fmt::format("aoti_torch_{}_{}()", base == "Layout" ? "layout" : "memory_format",
+                          v.text)};
+    mismatch();
+  }
+  if (base == "Device") {
+    if (v.kind != Value::Kind::Device)
+      mismatch();
+    return {v.device.kind == graph::Device::Kind::CPU ? "aoti_torch_device_type_cpu()"
+                                                      : "aoti_torch_device_type_cuda()",
+            fmt::format("{}", v.device.index)};
+  }
+  unsupported(fmt::format("{}: schema type '{}' (the C shim has no form for it here)", what,
+                          type.str()));
+}
+
+/// AOTI: an extern kernel or fallback as a call of PyTorch's C shim function
+/// aoti_torch_<device>_<name>[_<overload>], its parameters laid out from the
+/// op's schema as torchgen lays them out: an out= overload's written
+/// arguments first, every argument in schema order (defaults filled in),
+/// then one pointer per return unless the op works in place.
+void CppEmitter::aotiExternCall(std::string &text, const std::string &op,
+                                const std::string &schemaText, const std::vector<Value> &args,
+                                const std::vector<std::pair<std::string, Value>> &kwargs,
+                                const Value *outValue, BufferId result) {
+  if (schemaText.empty())
+    unsupported(fmt::format("extern kernel '{}' without a 'schema' (the aten schema of the C "
+                            "shim function to call; re-export the graph, or add schemas with "
+                            "python -m wirc_export.add_schemas)",
+                            op));
+  FunctionSchema schema;
+  try {
+    schema = parseFunctionSchema(schemaText);
+  } catch (const SchemaError &e) {
+    unsupported(fmt::format("extern kernel '{}': its schema does not parse: {}", op, e.what()));
+  }
+  auto isIdent = [](const std::string &s) {
+    if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
+      return false;
+    for (unsigned char c : s)
+      if (!std::isalnum(c) && c != '_')
+        return false;
+    return true;
+  };
+  if (schema.ns != "aten" || !isIdent(schema.name) ||
+      (!schema.overload.empty() && !isIdent(schema.overload)))
+    unsupported(fmt::format("extern kernel '{}': schema '{}::{}' is not an aten op the C shim "
+                            "provides",
+                            op, schema.ns, schema.name));
+
+  // Bind the node's values to the schema's arguments.
+  std::vector<const Value *> bound(schema.arguments.size(), nullptr);
+  size_t positional = 0;
+  for (const Value &v : args) {
+    while (positional < schema.arguments.size() && schema.arguments[positional].kwargOnly)
+      ++positional;
+    if (positional >= schema.arguments.size())
+      unsupported(fmt::format("extern kernel '{}': {} positional arguments, more than its schema "
+                              "takes",
+                              op, args.size()));
+    bound[positional++] = &v;
+  }
+  for (const auto &[key, v] : kwargs) {
+    size_t i = 0;
+    while (i < schema.arguments.size() && schema.arguments[i].name != key)
+      ++i;
+    if (i == schema.arguments.size())
+      unsupported(fmt::format("extern kernel '{}': keyword argument '{}' is not in its schema", op,
+                              key));
+    bound[i] = &v;
+  }
+  bool outFn = schema.isOutFn();
+  std::vector<size_t> outArgs, otherArgs;
+  for (size_t i = 0; i < schema.arguments.size(); ++i)
+    (outFn && schema.arguments[i].kwargOnly && schema.arguments[i].isWrite ? outArgs : otherArgs)
+        .push_back(i);
+  if (outFn) {
+    if (outArgs.size() != 1)
+      unsupported(fmt::format("extern kernel '{}': an out= schema with {} written arguments", op,
+                              outArgs.size()));
+    // An extern_out node binds its out; an in-place fallback called through
+    // the out= overload writes its first argument.
+    const Value *out = outValue ? outValue : (args.empty() ? nullptr : &args[0]);
+    if (!out)
+      unsupported(fmt::format("extern kernel '{}': nothing to pass as its out argument", op));
+    bound[outArgs[0]] = out;
+  } else if (outValue) {
+    unsupported(fmt::format("extern kernel '{}' writes out=, but its schema '{}' has no out "
+                            "argument",
+                            op, schema.unambiguousName()));
+  }
+
+  std::string decls, callArgs;
+  unsigned counter = 0;
+  auto pass = [&](size_t i) {
+    const SchemaArgument &a = schema.arguments[i];
+    for (const std::string &c :
+         aotiArgument(a.type, bound[i], a.defaultValue ? &*a.defaultValue : nullptr,
+                      fmt::format("extern kernel '{}', argument '{}'", op, a.name), decls,
+                      counter))
+      callArgs += (callArgs.empty() ? "" : ", ") + c;
+  };
+  for (size_t i : outArgs)
+    pass(i);
+  for (size_t i : otherArgs)
+    pass(i);
+
+  // Returns come back through pointers, except for out= and in-place ops.
+  bool inPlace = schema.name.ends_with('_');
+  std::vector<std::string> returns;
+  if (!outFn && !inPlace) {
+    for (size_t i = 0; i < schema.returns.size(); ++i) {
+      const SchemaType &r = schema.returns[i];
+      const char *ctype = r.isBase("Tensor") ? "AtenTensorHandle"
+                          : r.kind == SchemaType::Kind::Base ? shimScalarType(r.base)
+                                                             : nullptr;
+      if (!ctype || r.isBase("str"))
+        unsupported(fmt::format("extern kernel '{}': return type '{}'", op, r.str()));
+      std::string var = fmt::format("wirc_ret{}", i);
+      decls += fmt::format("    {} {}{{}};\n", ctype, var);
+      callArgs += (callArgs.empty() ? "&" : ", &") + var;
+      returns.push_back(r.isBase("Tensor") ? var : "");
+    }
+  }
+  std::string device = "cuda";
+  for (const Value *v : bound)
+    if (v && (v->kind == Value::Kind::Buffer || v->kind == Value::Kind::View) &&
+        module.buffer(v->buffer).layout.device.kind == graph::Device::Kind::CPU)
+      device = "cpu";
+  if (device == "cpu")
+    needsCpuShim = true;
+  std::string fn = fmt::format("aoti_torch_{}_{}", device, schema.unambiguousName());
+
+  if (result != kNoBuffer && module.buffer(result).isTuple) {
+    itemTuples.insert(result);
+    text += fmt::format("  wirc::rt::aoti::Handle {}_items[{}];\n", name(result),
+                        std::max<size_t>(returns.size(), 1));
+  } else if (result != kNoBuffer) {
+    text += fmt::format("  wirc::rt::aoti::Handle {};\n  [[maybe_unused]] wirc::rt::Tensor {};\n",
+                        handle(result), name(result));
+  }
+  text += "  {\n" + decls;
+  text += fmt::format("    wirc::rt::aoti::check({}({}), \"{}\", {});\n", fn, callArgs, fn,
+                      cppStringLiteral(op));
+  // Every returned handle is owned from here on: by the result, or dropped.
+  if (result != kNoBuffer && module.buffer(result).isTuple) {
+    for (size_t i = 0; i < returns.size(); ++i)
+      if (!returns[i].empty())
+        text += fmt::format("    {}_items[{}] = wirc::rt::aoti::Handle({});\n", name(result), i,
+                            returns[i]);
+  } else {
+    bool taken = false;
+    for (const std::string &r : returns) {
+      if (r.empty())
+        continue;
+      if (result != kNoBuffer && !taken) {
+        text += fmt::format("    {} = wirc::rt::aoti::Handle({});\n", handle(result), r);
+        taken = true;
+      } else {
+        text += fmt::format("    wirc::rt::aoti::Handle({}).reset();\n", r);
+      }
+    }
+    if (result != kNoBuffer && !taken)
+      unsupported(fmt::format("extern kernel '{}': the node names a result, but the C shim call "
+                              "returns no tensor",
+                              op));
+  }
+  text += "  }\n";
+  if (result != kNoBuffer && !module.buffer(result).isTuple)
+    text += fmt::format("  {} = {}.tensor(\"{}\");\n", name(result), handle(result), op);
+}
+
 void CppEmitter::kernelImages() {
   out += "// Kernel images, loaded on first launch.\n";
   for (const Function &function : module.functions)
@@ -404,34 +859,70 @@ void CppEmitter::launcher(const KernelCallLine &call) {
 
 void CppEmitter::body(std::string &text, const Line &l) {
   auto line = [&](const std::string &s) { text += "  " + s + "\n"; };
+  // AOTI: a tensor's device-pointer view of its handle, for the launches.
+  auto viewOf = [&](const BufferInfo &info) {
+    line(fmt::format("[[maybe_unused]] wirc::rt::Tensor {0} = {0}_h.tensor(\"{0}\");",
+                     info.name));
+  };
   std::visit(
       Overloaded{
           [&](const AllocateLine &a) {
             const BufferInfo &info = module.buffer(a.buffer);
             int rank = static_cast<int>(info.layout.size.size());
-            line(fmt::format("const int64_t {0}_size[] = {1}, {0}_stride[] = {2};", info.name,
-                             array(info.layout.size), array(info.layout.stride)));
+            line(layoutArrays(info));
+            if (aoti()) {
+              line(fmt::format("wirc::rt::aoti::Handle {0}_h = wirc::rt::aoti::empty_strided({1}, "
+                               "{0}_size, {0}_stride, {2}, {3}, \"{0}\");",
+                               info.name, rank, aotiDType(info.layout.dtype),
+                               info.layout.device.index));
+              viewOf(info);
+              return;
+            }
             line(fmt::format("wirc::rt::Buffer {0}_storage(wirc::rt::storage_bytes({1}, {0}_size, "
                              "{0}_stride, {2}));",
                              info.name, rank, itemsize(info)));
-            line(fmt::format("wirc::rt::Tensor {0} = wirc::rt::make_tensor({0}_storage.get(), 0, "
+            line(fmt::format("[[maybe_unused]] wirc::rt::Tensor {0} = wirc::rt::make_tensor({0}_storage.get(), 0, "
                              "{1}, {0}_size, {0}_stride);",
                              info.name, rank));
           },
           [&](const FreeLine &f) {
-            if (owns(f.buffer))
-              line(fmt::format("{}_storage.reset();", name(f.buffer)));
+            const BufferInfo &info = module.buffer(f.buffer);
+            if (aoti()) {
+              // Every tensor holds a reference; the storage goes with the last.
+              if (itemTuples.count(f.buffer))
+                line(fmt::format("for (auto &item : {}_items) item.reset();", info.name));
+              else if (info.kind != BufferKind::SymbolInput &&
+                       info.kind != BufferKind::ScalarInput && !info.isTuple)
+                line(fmt::format("{}.reset();", handle(f.buffer)));
+              return;
+            }
+            if (itemTuples.count(f.buffer))
+              line(fmt::format("for (auto &item : {}_item_storage) item.reset();", info.name));
+            else if (owns(f.buffer))
+              line(fmt::format("{}_storage.reset();", info.name));
           },
           [&](const ReuseLine &r) {
             const BufferInfo &reused = module.buffer(r.reusedAs);
             int rank = static_cast<int>(reused.layout.size.size());
-            line(fmt::format("const int64_t {0}_size[] = {1}, {0}_stride[] = {2};", reused.name,
-                             array(reused.layout.size), array(reused.layout.stride)));
-            if (owns(r.old))
+            line(layoutArrays(reused));
+            if (aoti()) {
+              line(fmt::format("wirc::rt::aoti::Handle {0}_h = wirc::rt::aoti::restride(std::move("
+                               "{1}), {2}, {0}_size, {0}_stride, \"{0}\");  // reuse",
+                               reused.name, handle(r.old), rank));
+              viewOf(reused);
+              return;
+            }
+            if (owns(r.old)) {
               line(fmt::format("wirc::rt::Buffer {}_storage = std::move({}_storage);  // reuse",
                                reused.name, name(r.old)));
+            } else {
+              // Reusing an input or a pooled buffer: no storage of its own.
+              if (pooled.size() <= r.reusedAs)
+                pooled.resize(module.buffers.size(), false);
+              pooled[r.reusedAs] = true;
+            }
             std::string base = owns(r.old) ? reused.name + "_storage.get()" : name(r.old) + ".data";
-            line(fmt::format("wirc::rt::Tensor {0} = wirc::rt::make_tensor({1}, 0, {2}, {0}_size, "
+            line(fmt::format("[[maybe_unused]] wirc::rt::Tensor {0} = wirc::rt::make_tensor({1}, 0, {2}, {0}_size, "
                              "{0}_stride);",
                              reused.name, base, rank));
           },
@@ -469,11 +960,15 @@ void CppEmitter::body(std::string &text, const Line &l) {
                              expr(grid[2]), args));
           },
           [&](const ExternKernelOutLine &e) {
+            if (aoti())
+              return aotiExternCall(text, e.op, e.schema, e.args, e.kwargs, &e.out, kNoBuffer);
             if (!hooks())
               rejectExtern(e.op);
             externCall(text, e.op, e.args, e.kwargs, &e.out, "", "call_out", "");
           },
           [&](const ExternKernelAllocLine &e) {
+            if (aoti())
+              return aotiExternCall(text, e.op, e.schema, e.args, e.kwargs, nullptr, e.result);
             if (!hooks())
               rejectExtern(e.op);
             if (e.result == kNoBuffer) {
@@ -497,8 +992,8 @@ void CppEmitter::body(std::string &text, const Line &l) {
           [&](const MultiOutputLine &m) {
             const BufferInfo &source = module.buffer(m.source);
             unsigned index = 0;
-            bool simple = hooks() && source.isTuple && m.indices.size() == 1 &&
-                          m.indices[0].first != "dict";
+            bool simple = (hooks() || aoti() || itemTuples.count(m.source)) && source.isTuple &&
+                          m.indices.size() == 1 && m.indices[0].first != "dict";
             if (simple) {
               const std::string &key = m.indices[0].second;
               auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), index);
@@ -506,10 +1001,25 @@ void CppEmitter::body(std::string &text, const Line &l) {
             }
             if (!simple)
               unsupported(fmt::format("multi-output unpacking of '{}' (only one level of tuple or "
-                                      "list indexing of an extern kernel's result)",
+                                      "list indexing of an extern kernel's or a cond's result)",
                                       source.name));
             const std::string &result = name(m.result);
-            line(fmt::format("wirc::rt::Tensor {} = {}.at({});", result, source.name, index));
+            if (itemTuples.count(m.source)) {
+              if (aoti()) {
+                line(fmt::format("wirc::rt::aoti::Handle {0}_h(wirc::rt::aoti::borrow({1}_items[{2}]"
+                                 ".get(), \"{0}\"));",
+                                 result, source.name, index));
+                viewOf(module.buffer(m.result));
+              } else {
+                line(fmt::format("[[maybe_unused]] wirc::rt::Tensor {} = {}_items[{}];", result,
+                                 source.name, index));
+                line(fmt::format("wirc::rt::Buffer {0}_storage = std::move({1}_item_storage[{2}]);",
+                                 result, source.name, index));
+              }
+              return;
+            }
+            line(fmt::format("[[maybe_unused]] wirc::rt::Tensor {} = {}.at({});", result,
+                             source.name, index));
             if (owns(m.result))
               line(fmt::format("wirc::rt::Buffer {0}_storage = {1}_storage.share({0}.data);",
                                result, source.name));
@@ -517,9 +1027,15 @@ void CppEmitter::body(std::string &text, const Line &l) {
           [&](const ReinterpretViewLine &r) {
             const BufferInfo &view = module.buffer(r.view);
             int rank = static_cast<int>(view.layout.size.size());
-            line(fmt::format("const int64_t {0}_size[] = {1}, {0}_stride[] = {2};", view.name,
-                             array(view.layout.size), array(view.layout.stride)));
-            line(fmt::format("wirc::rt::Tensor {0} = wirc::rt::make_tensor({1}.data, "
+            line(layoutArrays(view));
+            if (aoti()) {
+              line(fmt::format("wirc::rt::aoti::Handle {0}_h = wirc::rt::aoti::view({1}, {2}, "
+                               "{0}_size, {0}_stride, {3}, \"{0}\");",
+                               view.name, handle(r.base), rank, expr(view.layout.offset)));
+              viewOf(view);
+              return;
+            }
+            line(fmt::format("[[maybe_unused]] wirc::rt::Tensor {0} = wirc::rt::make_tensor({1}.data, "
                              "wirc::rt::mul({2}, {3}), {4}, {0}_size, {0}_stride);",
                              view.name, name(r.base), expr(view.layout.offset), itemsize(view),
                              rank));
@@ -554,17 +1070,35 @@ void CppEmitter::body(std::string &text, const Line &l) {
           [&](const DeviceGuardExitLine &) {},
           [&](const SubgraphEnterLine &) {},
           [&](const SubgraphExitLine &) {},
-          [&](const CondLine &) { unsupported("torch.cond"); },
+          [&](const CondLine &c) { condCall(text, c); },
           [&](const OutputLine &o) {
             for (size_t i = 0; i < o.outputs.size(); ++i) {
               const Value &v = o.outputs[i];
-              if (v.kind == Value::Kind::Buffer) {
+              if (v.kind == Value::Kind::None) {
+                // A None output (a gradient nobody asked for): a null handle,
+                // or an empty tensor (data 0, rank 0).
+                line(fmt::format("outputs[{}] = {};", i, aoti() ? "nullptr" : "wirc::rt::Tensor{}"));
+              } else if (v.kind == Value::Kind::Buffer &&
+                         module.buffer(v.buffer).kind != BufferKind::SymbolInput &&
+                         module.buffer(v.buffer).kind != BufferKind::ScalarInput) {
+                if (aoti()) {
+                  line(fmt::format("outputs[{}] = {}.share();", i, handle(v.buffer)));
+                  continue;
+                }
                 line(fmt::format("outputs[{}] = {};", i, name(v.buffer)));
                 if (owns(v.buffer))
                   line(fmt::format("output_storage[{}] = std::move({}_storage);", i,
                                    name(v.buffer)));
               } else if (v.kind == Value::Kind::View) {
                 const BufferInfo &base = module.buffer(v.buffer);
+                if (aoti()) {
+                  line(fmt::format("{{ const int64_t size[] = {}, stride[] = {}; outputs[{}] = "
+                                   "wirc::rt::aoti::view({}, {}, size, stride, {}, \"output\")"
+                                   ".release(); }}",
+                                   array(v.size), array(v.stride), i, handle(v.buffer),
+                                   v.size.size(), expr(v.expr)));
+                  continue;
+                }
                 line(fmt::format("{{ const int64_t size[] = {}, stride[] = {}; outputs[{}] = "
                                  "wirc::rt::make_tensor({}.data, wirc::rt::mul({}, {}), {}, size, "
                                  "stride); }}",
@@ -573,20 +1107,34 @@ void CppEmitter::body(std::string &text, const Line &l) {
                 if (owns(v.buffer))
                   line(fmt::format("output_storage[{}] = std::move({}_storage);", i, base.name));
               } else {
-                unsupported("an output that is not a tensor");
+                unsupported("an output that is not a tensor or None");
               }
             }
           },
           [&](const PoolAllocateLine &p) {
             const PoolInfo &pool = module.pool(p.pool);
+            if (aoti()) {
+              line(fmt::format("wirc::rt::aoti::Handle {0}_h; {{ const int64_t size[] = {{INT64_C("
+                               "{1})}}, stride[] = {{1}}; {0}_h = wirc::rt::aoti::empty_strided(1, "
+                               "size, stride, aoti_torch_dtype_uint8(), {2}, \"{0}\"); }}",
+                               pool.name, pool.bytes, pool.device.index));
+              return;
+            }
             line(fmt::format("wirc::rt::Buffer {}_storage(INT64_C({}));", pool.name, pool.bytes));
           },
           [&](const AllocateFromPoolLine &a) {
             const BufferInfo &info = module.buffer(a.buffer);
             int rank = static_cast<int>(info.layout.size.size());
-            line(fmt::format("const int64_t {0}_size[] = {1}, {0}_stride[] = {2};", info.name,
-                             array(info.layout.size), array(info.layout.stride)));
-            line(fmt::format("wirc::rt::Tensor {0} = wirc::rt::make_tensor({1}_storage.get(), "
+            line(layoutArrays(info));
+            if (aoti()) {
+              line(fmt::format("wirc::rt::aoti::Handle {0}_h = wirc::rt::aoti::from_pool({1}_h, "
+                               "INT64_C({2}), {3}, {4}, {0}_size, {0}_stride, \"{0}\");",
+                               info.name, module.pool(a.pool).name, a.offset,
+                               aotiDType(info.layout.dtype), rank));
+              viewOf(info);
+              return;
+            }
+            line(fmt::format("[[maybe_unused]] wirc::rt::Tensor {0} = wirc::rt::make_tensor({1}_storage.get(), "
                              "INT64_C({2}), {3}, {0}_size, {0}_stride);",
                              info.name, module.pool(a.pool).name, a.offset, rank));
             if (pooled.size() <= a.buffer)
@@ -594,48 +1142,150 @@ void CppEmitter::body(std::string &text, const Line &l) {
             pooled[a.buffer] = true;
           },
           [&](const PoolFreeLine &p) {
-            line(fmt::format("{}_storage.reset();", module.pool(p.pool).name));
+            line(fmt::format("{}_{}.reset();", module.pool(p.pool).name,
+                             aoti() ? "h" : "storage"));
           },
       },
       l);
 }
 
-std::string CppEmitter::emit() {
-  if (module.functions.size() > 1)
-    unsupported("subgraphs (torch.cond)");
-  const Function &main = module.main();
-  out = fmt::format("// Generated by wirc from graph '{}': a standalone CUDA wrapper.\n"
-                    "// Needs only the CUDA driver API (link with -lcuda) and wirc's runtime "
-                    "headers.\n{}#include \"wirc/runtime/{}\"\n\n#include <utility>\n\n"
-                    "namespace wirc_graph_{} {{\n\n",
-                    module.name,
-                    hooks() ? "// Extern kernels call the embedder's hooks (--cpp-extern=hooks).\n"
-                            : "",
-                    hooks() ? "Extern.h" : "Runtime.h", module.name);
-  kernelImages();
-  std::set<std::pair<KernelId, unsigned>> written;
-  std::string kernelsStruct = "\n/// The graph's kernels, each loaded on its first launch.\nstruct "
-                              "Kernels {\n";
-  for (const Line &l : main.lines)
-    if (const auto *call = std::get_if<KernelCallLine>(&l)) {
-      if (!written.insert({call->kernel, call->config}).second)
-        continue;
-      launcher(*call);
-      const graph::Kernel &kernel = module.kernel(call->kernel);
-      const graph::KernelConfig &config = kernel.configs.at(call->config);
-      kernelsStruct += fmt::format(
-          "  wirc::rt::LazyKernel {0}_{1}{{\"{0}\", \"{2}\", kImage_{0}_{1}, {3}, {4}}};\n",
-          kernel.name, call->config, entryOf(kernel, config),
-          config.artifacts ? config.artifacts->sharedMemBytes : 0, config.numWarps);
+/// torch.cond: reads the predicate (waiting for the device when it is a
+/// tensor), then calls one subgraph function with the operands; the results
+/// land in NAME_items for multi_output to unpack, or in their own buffers.
+void CppEmitter::condCall(std::string &text, const CondLine &c) {
+  const Function &then = module.functions.at(c.trueFunction);
+  const Function &otherwise = module.functions.at(c.falseFunction);
+  size_t numResults = 0;
+  for (const Line &l : then.lines)
+    if (const auto *o = std::get_if<OutputLine>(&l))
+      numResults = o->outputs.size();
+  std::string pred;
+  switch (c.predicate.kind) {
+  case Value::Kind::Bool:
+    pred = c.predicate.boolValue ? "true" : "false";
+    break;
+  case Value::Kind::Int:
+    pred = c.predicate.intValue ? "true" : "false";
+    break;
+  case Value::Kind::Expr:
+    pred = fmt::format("({}) != 0", expr(c.predicate.expr));
+    break;
+  case Value::Kind::Buffer: {
+    const BufferInfo &p = module.buffer(c.predicate.buffer);
+    if (p.kind == BufferKind::SymbolInput) {
+      pred = fmt::format("{} != 0", p.name);
+    } else if (aoti()) {
+      pred = fmt::format("wirc::rt::aoti::item_bool({}, \"cond\")", handle(c.predicate.buffer));
+    } else {
+      if (p.layout.dtype != graph::DType::Bool || p.layout.device.kind != graph::Device::Kind::CUDA)
+        unsupported(fmt::format("torch.cond predicate '{}' (a CUDA bool tensor is read)", p.name));
+      pred = fmt::format("wirc::rt::read_bool({}, stream, \"cond\")", p.name);
     }
-  out += kernelsStruct + "};\n";
+    break;
+  }
+  default:
+    unsupported("a torch.cond predicate that is not a bool, a symbol or a tensor");
+  }
+  std::string tensors, symbols;
+  unsigned counter = 0;
+  std::string decls;
+  for (const Value &v : c.operands) {
+    if (v.kind == Value::Kind::Expr || v.kind == Value::Kind::Int ||
+        (v.kind == Value::Kind::Buffer &&
+         module.buffer(v.buffer).kind == BufferKind::SymbolInput)) {
+      symbols += (symbols.empty() ? "" : ", ") +
+                 (v.kind == Value::Kind::Int   ? intLiteral(v.intValue)
+                  : v.kind == Value::Kind::Expr ? expr(v.expr)
+                                                : name(v.buffer));
+      continue;
+    }
+    if (aoti()) {
+      tensors += (tensors.empty() ? "" : ", ") + aotiHandleOf(v, decls, counter);
+    } else if (v.kind == Value::Kind::Buffer) {
+      tensors += (tensors.empty() ? "" : ", ") + name(v.buffer);
+    } else if (v.kind == Value::Kind::View) {
+      const BufferInfo &base = module.buffer(v.buffer);
+      std::string var = fmt::format("wirc_{}", counter++);
+      decls += fmt::format("    const int64_t {0}_size[] = {1}, {0}_stride[] = {2};\n", var,
+                           array(v.size), array(v.stride));
+      tensors += fmt::format("{}wirc::rt::make_tensor({}.data, wirc::rt::mul({}, {}), {}, "
+                             "{}_size, {}_stride)",
+                             tensors.empty() ? "" : ", ", base.name, expr(v.expr), itemsize(base),
+                             v.size.size(), var, var);
+    } else {
+      unsupported("a torch.cond operand that is not a tensor or a size");
+    }
+  }
+  size_t slots = std::max<size_t>(numResults, 1);
+  std::string target;
+  if (c.tupleResult != kNoBuffer) {
+    target = name(c.tupleResult);
+    itemTuples.insert(c.tupleResult);
+  } else {
+    target = fmt::format("wirc_cond{}", condCounter++);
+  }
+  if (aoti()) {
+    text += fmt::format("  wirc::rt::aoti::Handle {}_items[{}];\n", target, slots);
+  } else {
+    text += fmt::format("  wirc::rt::Tensor {}_items[{}];\n", target, slots);
+    text += fmt::format("  wirc::rt::Buffer {}_item_storage[{}];\n", target, slots);
+  }
+  text += "  {\n" + decls;
+  text += fmt::format("    {} wirc_inputs[] = {{{}}};\n",
+                      aoti() ? "AtenTensorHandle" : "wirc::rt::Tensor",
+                      tensors.empty() ? (aoti() ? "nullptr" : "wirc::rt::Tensor{}") : tensors);
+  text += fmt::format("    const int64_t wirc_symbols[] = {{{}}};\n",
+                      symbols.empty() ? "0" : symbols);
+  std::string hooksArg = hooks() ? "wirc_hooks, " : "";
+  auto call = [&](const Function &f) {
+    if (aoti())
+      return fmt::format("      subgraph_{}(kernels, wirc_inputs, wirc_symbols, wirc_results, "
+                         "stream);\n",
+                         f.name);
+    return fmt::format("      subgraph_{}(kernels, {}wirc_inputs, wirc_symbols, {}_items, "
+                       "{}_item_storage, stream);\n",
+                       f.name, hooksArg, target, target);
+  };
+  if (aoti())
+    text += fmt::format("    AtenTensorHandle wirc_results[{}] = {{}};\n", slots);
+  text += fmt::format("    if ({}) {{\n{}    }} else {{\n{}    }}\n", pred, call(then),
+                      call(otherwise));
+  // The handles the branch returned are owned from here on.
+  if (aoti())
+    text += fmt::format("    for (int i = 0; i < {}; ++i)\n      {}_items[i] = "
+                        "wirc::rt::aoti::Handle(wirc_results[i]);\n",
+                        slots, target);
+  text += "  }\n";
+  // Results named one by one take their item.
+  for (size_t i = 0; i < c.results.size(); ++i) {
+    const BufferInfo &r = module.buffer(c.results[i]);
+    if (aoti()) {
+      text += fmt::format("  wirc::rt::aoti::Handle {0}_h = std::move({1}_items[{2}]);\n"
+                          "  [[maybe_unused]] wirc::rt::Tensor {0} = {0}_h.tensor(\"{0}\");\n",
+                          r.name, target, i);
+    } else {
+      text += fmt::format("  [[maybe_unused]] wirc::rt::Tensor {0} = {1}_items[{2}];\n  wirc::rt::Buffer "
+                          "{0}_storage = std::move({1}_item_storage[{2}]);\n",
+                          r.name, target, i);
+    }
+  }
+}
 
-  // The entry point.
+/// One function's parameters and body: run() for the main graph, a static
+/// subgraph_NAME() for each torch.cond branch (same parameters).
+std::string CppEmitter::function(const Function &f) {
+  externOps.clear();
+  externResolution.clear();
   unsigned tensorInputs = 0, symbolInputs = 0, outputs = 0;
   std::string prologue;
-  for (BufferId b : main.inputs) {
+  for (BufferId b : f.inputs) {
     const BufferInfo &info = module.buffer(b);
-    if (info.kind == BufferKind::Input)
+    if (info.kind == BufferKind::Input && aoti())
+      prologue += fmt::format("  wirc::rt::aoti::Handle {0}_h = wirc::rt::aoti::borrow(inputs[{1}], "
+                              "\"{0}\");\n  [[maybe_unused]] const wirc::rt::Tensor {0} = "
+                              "{0}_h.tensor(\"{0}\");\n",
+                              info.name, tensorInputs++);
+    else if (info.kind == BufferKind::Input)
       prologue += fmt::format("  const wirc::rt::Tensor {} = inputs[{}];\n", info.name,
                               tensorInputs++);
     else if (info.kind == BufferKind::SymbolInput)
@@ -643,41 +1293,113 @@ std::string CppEmitter::emit() {
     else
       unsupported(fmt::format("scalar input '{}'", info.name));
   }
-  for (const BufferInfo &info : module.buffers)
-    if (info.kind == BufferKind::Constant)
-      unsupported(fmt::format("constant '{}' (constants are not passed yet)", info.name));
   std::string text;
-  for (const Line &l : main.lines) {
+  for (const Line &l : f.lines) {
     body(text, l);
     if (const auto *o = std::get_if<OutputLine>(&l))
       outputs = static_cast<unsigned>(o->outputs.size());
   }
-  if (hooks())
-    out += fmt::format(
-        "\n/// Runs graph '{}' on \\p stream. inputs: {} tensors; symbols: {} size symbols, in\n"
-        "/// graph input order. Writes {} outputs; output_storage[i] owns outputs[i]'s memory\n"
-        "/// when the wrapper allocated it or an extern hook returned it. Extern kernels call\n"
-        "/// wirc_hooks, each op looked up once per run. Throws wirc::rt::Error on any failure.\n"
-        "void run(Kernels &kernels, const wirc::rt::ExternHooks &wirc_hooks,\n"
-        "         const wirc::rt::Tensor *inputs, const int64_t *symbols,\n"
-        "         wirc::rt::Tensor *outputs, wirc::rt::Buffer *output_storage, CUstream stream) {{\n"
-        "  (void)kernels;\n  (void)wirc_hooks;\n  (void)inputs;\n  (void)symbols;\n"
-        "  (void)output_storage;\n",
+  std::string head;
+  if (f.isSubgraph) {
+    head = fmt::format("\n/// torch.cond branch '{}': {} tensors, {} size symbols in; {} outputs.\n"
+                       "static void subgraph_{}",
+                       f.name, tensorInputs, symbolInputs, outputs, f.name);
+  } else if (aoti()) {
+    head = fmt::format(
+        "\n/// Runs graph '{}' on \\p stream, which must be PyTorch's current stream of the\n"
+        "/// device (the C shim's aten calls run on that one). inputs: {} tensor handles,\n"
+        "/// borrowed; symbols: {} size symbols, in graph input order. Writes {} outputs:\n"
+        "/// new tensor handles the caller owns (null for None). Throws wirc::rt::Error.\n"
+        "void run",
         module.name, tensorInputs, symbolInputs, outputs);
+  } else {
+    head = fmt::format(
+        "\n/// Runs graph '{}' on \\p stream. inputs: {} tensors; symbols: {} size symbols, in\n"
+        "/// graph input order. Writes {} outputs (an empty tensor for None);\n"
+        "/// output_storage[i] owns outputs[i]'s memory when the wrapper allocated it{}.\n"
+        "/// {}Throws wirc::rt::Error on any failure.\n"
+        "void run",
+        module.name, tensorInputs, symbolInputs, outputs,
+        hooks() ? " or an extern hook returned it" : "",
+        hooks() ? "Extern kernels call wirc_hooks, each op looked up once per run.\n/// " : "");
+  }
+  if (aoti())
+    head += "(Kernels &kernels, AtenTensorHandle *inputs, const int64_t *symbols,\n"
+            "         AtenTensorHandle *outputs, CUstream stream) {\n"
+            "  (void)kernels;\n  (void)inputs;\n  (void)symbols;\n  (void)outputs;\n  (void)stream;\n";
+  else if (hooks())
+    head += "(Kernels &kernels, const wirc::rt::ExternHooks &wirc_hooks,\n"
+            "         const wirc::rt::Tensor *inputs, const int64_t *symbols,\n"
+            "         wirc::rt::Tensor *outputs, wirc::rt::Buffer *output_storage, CUstream "
+            "stream) {\n"
+            "  (void)kernels;\n  (void)wirc_hooks;\n  (void)inputs;\n  (void)symbols;\n"
+            "  (void)output_storage;\n  (void)stream;\n";
   else
-    out += fmt::format(
-        "\n/// Runs graph '{}' on \\p stream. inputs: {} tensors; symbols: {} size symbols, in\n"
-        "/// graph input order. Writes {} outputs; output_storage[i] owns outputs[i]'s memory\n"
-        "/// when the wrapper allocated it. Throws wirc::rt::Error on any failure.\n"
-        "void run(Kernels &kernels, const wirc::rt::Tensor *inputs, const int64_t *symbols,\n"
-        "         wirc::rt::Tensor *outputs, wirc::rt::Buffer *output_storage, CUstream stream) {{\n"
-        "  (void)kernels;\n  (void)inputs;\n  (void)symbols;\n  (void)output_storage;\n",
-        module.name, tensorInputs, symbolInputs, outputs);
+    head += "(Kernels &kernels, const wirc::rt::Tensor *inputs, const int64_t *symbols,\n"
+            "         wirc::rt::Tensor *outputs, wirc::rt::Buffer *output_storage, CUstream "
+            "stream) {\n"
+            "  (void)kernels;\n  (void)inputs;\n  (void)symbols;\n  (void)output_storage;\n"
+            "  (void)stream;\n";
   // Every op is looked up before anything runs: a missing hook fails early.
   if (!externResolution.empty())
     externResolution = "  // Extern ops, each looked up once in the hook table.\n" + externResolution;
-  out += prologue + externResolution + text + "}\n\n} // namespace wirc_graph_" + module.name +
-         "\n";
+  return head + prologue + externResolution + text + "}\n";
+}
+
+std::string CppEmitter::emit() {
+  for (const BufferInfo &info : module.buffers)
+    if (info.kind == BufferKind::Constant)
+      unsupported(fmt::format("constant '{}' (constants are not passed yet)", info.name));
+  std::string images;
+  std::swap(out, images);
+  kernelImages();
+  std::swap(out, images);
+  std::set<std::pair<KernelId, unsigned>> written;
+  std::string kernelsStruct = "\n/// The graph's kernels, each loaded on its first launch.\nstruct "
+                              "Kernels {\n";
+  for (const Function &f : module.functions)
+    for (const Line &l : f.lines)
+      if (const auto *call = std::get_if<KernelCallLine>(&l)) {
+        if (!written.insert({call->kernel, call->config}).second)
+          continue;
+        launcher(*call);
+        const graph::Kernel &kernel = module.kernel(call->kernel);
+        const graph::KernelConfig &config = kernel.configs.at(call->config);
+        kernelsStruct += fmt::format(
+            "  wirc::rt::LazyKernel {0}_{1}{{\"{0}\", \"{2}\", kImage_{0}_{1}, {3}, {4}}};\n",
+            kernel.name, call->config, entryOf(kernel, config),
+            config.artifacts ? config.artifacts->sharedMemBytes : 0, config.numWarps);
+      }
+  std::string launchers;
+  std::swap(out, launchers);
+  // Subgraphs first: run() calls them.
+  std::string functions;
+  for (size_t i = 1; i < module.functions.size(); ++i)
+    functions += function(module.functions[i]);
+  functions += function(module.main());
+
+  std::string header;
+  if (aoti())
+    header = "// Generated by wirc from graph '{}': a C++ wrapper over PyTorch's AOTI C shim.\n"
+             "// Needs the CUDA driver API (-lcuda), wirc's runtime headers, and libtorch's\n"
+             "// headers and libraries (the aoti_torch_* functions).\n";
+  else if (hooks())
+    header = "// Generated by wirc from graph '{}': a standalone CUDA wrapper.\n"
+             "// Needs only the CUDA driver API (link with -lcuda) and wirc's runtime headers.\n"
+             "// Extern kernels call the embedder's hooks (--cpp-extern=hooks).\n";
+  else
+    header = "// Generated by wirc from graph '{}': a standalone CUDA wrapper.\n"
+             "// Needs only the CUDA driver API (link with -lcuda) and wirc's runtime headers.\n";
+  out = fmt::format(fmt::runtime(header), module.name);
+  out += fmt::format("#include \"wirc/runtime/{}\"\n", aoti()    ? "Aoti.h"
+                                                       : hooks() ? "Extern.h"
+                                                                 : "Runtime.h");
+  if (needsCpuShim)
+    out += "#include <torch/csrc/inductor/aoti_torch/generated/c_shim_cpu.h>\n";
+  out += fmt::format("\n{}#include <utility>\n\nnamespace wirc_graph_{} {{\n\n",
+                     aoti() ? "#include <limits>\n" : "", module.name);
+  out += images + launchers + kernelsStruct + "};\n" + functions + "\n} // namespace wirc_graph_" +
+         module.name + "\n";
   return out;
 }
 

@@ -1329,10 +1329,11 @@ std::optional<Node> Reader::readNode(const Json &value, const Ptr &pointer) {
     bool isFallback = *kind == "fallback";
     std::string what = fmt::format("a {} node", *kind);
     if (isOut) {
-      if (!expectObject(value, pointer, {"op", "kernel", "args", "kwargs", "out"}, what))
+      if (!expectObject(value, pointer, {"op", "kernel", "args", "kwargs", "out", "schema"}, what))
         return std::nullopt;
     } else if (!expectObject(value, pointer,
-                             {"op", "kernel", "args", "kwargs", "result", "out", "mutated"},
+                             {"op", "kernel", "args", "kwargs", "result", "out", "mutated",
+                              "schema"},
                              what)) {
       return std::nullopt;
     }
@@ -1345,6 +1346,14 @@ std::optional<Node> Reader::readNode(const Json &value, const Ptr &pointer) {
     bool ok = opName.has_value();
     if (opName)
       ext.op = *opName;
+    // The op's schema as torch prints it; only --cpp-abi=aoti reads it, and
+    // parses it there (it never reaches emitted code as text).
+    if (std::optional<Json> schema = field(value, pointer, "schema", false, what)) {
+      if (auto text = getString(*schema, pointer + "/schema"))
+        ext.schema = std::string(*text);
+      else
+        ok = false;
+    }
     ok &= readValues(field(value, pointer, "args", false, what), pointer + "/args", ext.args);
     if (std::optional<Json> kwargs = field(value, pointer, "kwargs", false, what)) {
       Ptr kp = pointer + "/kwargs";

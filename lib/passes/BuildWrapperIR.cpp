@@ -338,6 +338,7 @@ void FunctionBuilder::buildNode(const graph::Node &node) {
               ExternKernelOutLine line;
               line.op = ext.op;
               line.fallback = ext.fallback;
+              line.schema = ext.schema;
               line.args = convertAll(ext.args);
               line.kwargs = convertKwargs(ext.kwargs);
               line.out = convert(*ext.out);
@@ -347,6 +348,7 @@ void FunctionBuilder::buildNode(const graph::Node &node) {
             ExternKernelAllocLine line;
             line.op = ext.op;
             line.fallback = ext.fallback;
+            line.schema = ext.schema;
             line.args = convertAll(ext.args);
             line.kwargs = convertKwargs(ext.kwargs);
             for (const std::string &name : ext.mutated)

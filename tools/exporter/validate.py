@@ -18,7 +18,9 @@ GraphModule, and with wirc's --emit=cpp wrapper built into a library
 (wirc_export/cpp_runner.py; status "n/a" for programs with extern aten kernels,
 which the standalone wrapper rejects by design). On request (`--modes cpp-hooks`),
 the C++ wrapper runs with `--cpp-extern=hooks` instead: extern kernels and
-fallbacks call back into Python, where torch runs them. Outputs are compared with eager and with Inductor's; the peak
+fallbacks call back into Python, where torch runs them; `--modes cpp-aoti` runs
+the AOTI flavour (`--cpp-abi=aoti`, built against libtorch by
+wirc_export/aoti_runner.py), whose extern kernels call PyTorch's C shim. Outputs are compared with eager and with Inductor's; the peak
 memory of a warm call and, per graph, Inductor's wrapper generation time and
 wirc's end-to-end time are recorded. With --plans (e.g. --plans pool,arena), the
 python and fx-module runs are repeated with each `--memory-plan`, as modes
@@ -66,7 +68,7 @@ def compare(expected, actual):
     return None
 
 
-MODES = ("inductor", "python", "fx-module", "cpp", "cpp-hooks")
+MODES = ("inductor", "python", "fx-module", "cpp", "cpp-hooks", "cpp-aoti")
 # Run unless --modes names others; cpp-hooks runs on request.
 DEFAULT_MODES = ("python", "fx-module", "cpp")
 # The backend hook is checked on a few programs: fx-module with a user backend.
@@ -112,11 +114,14 @@ def run_one(name, mode, wirc, out_dir):
         base_mode, _, plan = mode.partition("+")
         replace = (None if base_mode == "inductor" else
                    "fx-module" if base_mode == "fx-backend" else
-                   "cpp" if base_mode == "cpp-hooks" else base_mode)
+                   "cpp" if base_mode in ("cpp-hooks", "cpp-aoti") else base_mode)
         wirc_args = ["--fx-backend=example_backend:compile_graph"] if mode == "fx-backend" else []
         if base_mode == "cpp-hooks":
             # Extern kernels call back into Python (wirc_export/cpp_runner.py).
             wirc_args.append("--cpp-extern=hooks")
+        if base_mode == "cpp-aoti":
+            # Tensor handles and PyTorch's C shim (wirc_export/aoti_runner.py).
+            wirc_args.append("--cpp-abi=aoti")
         if plan:
             wirc_args.append(f"--memory-plan={plan}")
         with exporting(fixtures, replace=replace, wirc=wirc, wirc_args=wirc_args,

@@ -138,6 +138,13 @@ int run(int argc, char **argv) {
                       "hooks (run() calls the embedder's wirc::rt::ExternHooks table)")
       ->check(CLI::IsMember({"reject", "hooks"}))
       ->default_str("reject");
+  std::string cppAbi = "standalone";
+  compile->add_option("--cpp-abi", cppAbi,
+                      "cpp: standalone (CUDA driver API and wirc's runtime only) or aoti "
+                      "(PyTorch's AOTI C shim: tensor handles, extern kernels through "
+                      "aoti_torch_* calls; links libtorch)")
+      ->check(CLI::IsMember({"standalone", "aoti"}))
+      ->default_str("standalone");
   std::string memoryPlan = "reuse";
   compile->add_option("--memory-plan", memoryPlan,
                       "How buffers are placed: none (allocate each, free at last use), reuse "
@@ -255,6 +262,13 @@ int run(int argc, char **argv) {
   request.options.sizeAsserts = !noSizeAsserts;
   request.emitOptions.cppExtern = cppExtern == "hooks" ? wirc::emit::EmitOptions::CppExtern::Hooks
                                                       : wirc::emit::EmitOptions::CppExtern::Reject;
+  if (cppAbi == "aoti" && cppExtern == "hooks") {
+    std::fprintf(stderr, "wirc: error: --cpp-extern=hooks is for the standalone ABI; with "
+                         "--cpp-abi=aoti extern kernels call PyTorch's C shim\n");
+    return toInt(wirc::ExitCode::UsageError);
+  }
+  request.emitOptions.cppAbi = cppAbi == "aoti" ? wirc::emit::EmitOptions::CppAbi::Aoti
+                                                : wirc::emit::EmitOptions::CppAbi::Standalone;
   request.options.memoryPlan = memoryPlan == "none"    ? wirc::passes::MemoryPlan::None
                                : memoryPlan == "pool"  ? wirc::passes::MemoryPlan::Pool
                                : memoryPlan == "arena" ? wirc::passes::MemoryPlan::Arena

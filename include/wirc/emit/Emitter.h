@@ -31,6 +31,12 @@ struct EmitOptions {
   /// (wirc/runtime/Extern.h).
   enum class CppExtern : uint8_t { Reject, Hooks };
   CppExtern cppExtern = CppExtern::Reject;
+  /// cpp only: the wrapper's tensor ABI. Standalone: device pointers and
+  /// wirc/runtime/Runtime.h only. Aoti: tensors are PyTorch AtenTensorHandles
+  /// and extern kernels call PyTorch's C shim (wirc/runtime/Aoti.h), as
+  /// Inductor's cpp_wrapper does; needs libtorch.
+  enum class CppAbi : uint8_t { Standalone, Aoti };
+  CppAbi cppAbi = CppAbi::Standalone;
 };
 
 /// Renders a module as one target's text. Throws NotImplementedError for IR

@@ -248,6 +248,7 @@ struct ExternNode {
   std::optional<std::string> result; ///< allocating form: the buffer returned
   std::vector<std::string> mutated; ///< inputs the op writes in place
   bool fallback = false;         ///< an aten fallback rather than an extern kernel
+  std::string schema;            ///< the aten schema of the C shim call, or ""
 };
 
 struct MultiOutputNode {

@@ -199,6 +199,7 @@ struct ExternKernelOutLine {
   std::vector<std::pair<std::string, Value>> kwargs;
   Value out; ///< Buffer or View
   bool fallback = false;
+  std::string schema; ///< aten schema for --cpp-abi=aoti, or ""
 };
 
 /// An extern kernel or fallback returning a new buffer (or nothing).
@@ -209,6 +210,7 @@ struct ExternKernelAllocLine {
   BufferId result = kNoBuffer; ///< kNoBuffer: the op returns nothing
   std::vector<BufferId> mutated;
   bool fallback = false;
+  std::string schema; ///< aten schema for --cpp-abi=aoti, or ""
 };
 
 /// `result = source[i][j]...`: unpacks a multi-output op.

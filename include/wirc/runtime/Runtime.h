@@ -196,6 +196,15 @@ private:
   CUfunction function = nullptr;
 };
 
+/// The value of a one-element bool tensor in device memory (torch.cond's
+/// predicate); waits for \p stream first.
+inline bool read_bool(const Tensor &t, CUstream stream, const char *what) {
+  check(cuStreamSynchronize(stream), "cuStreamSynchronize", what);
+  unsigned char value = 0;
+  check(cuMemcpyDtoH(&value, t.data, 1), "cuMemcpyDtoH", what);
+  return value != 0;
+}
+
 /// Narrows a size to a kernel's 32-bit parameter, checked.
 inline int32_t to_i32(int64_t value, const char *what) {
   if (value < INT32_MIN || value > INT32_MAX)

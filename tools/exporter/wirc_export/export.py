@@ -31,6 +31,46 @@ FORMAT = "wirc.graph"
 VERSION = 1
 
 
+
+def c_shim_schema(op: str, out_form: bool, overload: Any = None) -> Optional[str]:
+    """The schema of the aten overload whose AOTI C shim function
+    (aoti_torch_<device>_<name>) runs this extern call, as torch prints it, or
+    None when PyTorch generates no shim for it (then `wirc --cpp-abi=aoti`
+    reports the op). extern_kernels.X maps to aten.X's out= overload when the
+    node writes out=, else to its default; an in-place fallback (X_) without a
+    shim of its own runs through the functional op's out= overload, writing
+    its first argument, as Inductor's cpp_wrapper does for scatter_reduce_.
+    """
+    from torchgen.aoti.fallback_ops import inductor_fallback_ops
+
+    candidates = []
+    if isinstance(overload, torch._ops.OpOverload):
+        candidates.append(overload)
+    parts = op.split(".")
+    if op.startswith("extern_kernels.") and len(parts) == 2:
+        packet = getattr(torch.ops.aten, parts[1], None)
+        if packet is not None:
+            for name in (("out", "default") if out_form else ("default",)):
+                if name in packet.overloads():
+                    candidates.append(getattr(packet, name))
+    elif op.startswith("aten.") and len(parts) == 3:
+        packet = getattr(torch.ops.aten, parts[1], None)
+        if packet is not None and parts[2] in packet.overloads():
+            candidates.append(getattr(packet, parts[2]))
+        if parts[1].endswith("_") and not out_form:
+            functional = getattr(torch.ops.aten, parts[1][:-1], None)
+            name = "out" if parts[2] == "default" else parts[2] + "_out"
+            if functional is not None and name in functional.overloads():
+                candidates.append(getattr(functional, name))
+    for candidate in candidates:
+        schema = candidate._schema
+        if out_form and not any(a.is_out for a in schema.arguments):
+            continue
+        key = f"{schema.name.replace('::', '.')}.{schema.overload_name or 'default'}"
+        if key in inductor_fallback_ops:
+            return str(schema)
+    return None
+
 class ExportError(RuntimeError):
     """A construct the exporter cannot express in the graph format."""
 
@@ -403,6 +443,12 @@ class _GraphConverter:
             name = "aten." + name[len("torch.ops.aten."):]
         return name
 
+    @staticmethod
+    def shim_schema(node: Any, op: str, out_form: bool) -> Optional[str]:
+        """The aten schema of the C shim function for this call (see c_shim_schema)."""
+        overload = getattr(node, "op_overload", None)
+        return c_shim_schema(op, out_form, overload)
+
     def extern_args(self, node: Any) -> tuple[list, dict]:
         unflatten = getattr(node, "unflatten_args", None)
         if unflatten is not None:
@@ -425,8 +471,12 @@ class _GraphConverter:
         if out is None:
             self.note_buffer(node.get_name())
             out = {"buffer": node.get_name()}
-        self.nodes.append({"op": "extern_out", "kernel": self.op_name(node), "args": args,
-                           "kwargs": kwargs, "out": out})
+        entry = {"op": "extern_out", "kernel": self.op_name(node), "args": args,
+                 "kwargs": kwargs, "out": out}
+        schema = self.shim_schema(node, entry["kernel"], True)
+        if schema:
+            entry["schema"] = schema
+        self.nodes.append(entry)
 
     def extern_alloc(self, line: Any) -> None:
         node = line.node
@@ -447,6 +497,9 @@ class _GraphConverter:
             if not is_fallback:
                 entry["op"] = "fallback"
             entry["mutated"] = mutated
+        schema = self.shim_schema(node, entry["kernel"], False)
+        if schema:
+            entry["schema"] = schema
         self.nodes.append(entry)
 
     def scatter_fallback(self, line: Any) -> None:
@@ -459,9 +512,13 @@ class _GraphConverter:
                   if v is not None}
         target = self.value(x)["buffer"]
         self.mutated.add(target)
-        self.nodes.append({"op": "fallback", "kernel": self.op_name(node),
-                           "args": [self.value(x), dim, self.value(index), self.value(src)],
-                           "kwargs": kwargs, "mutated": [target]})
+        entry = {"op": "fallback", "kernel": self.op_name(node),
+                 "args": [self.value(x), dim, self.value(index), self.value(src)],
+                 "kwargs": kwargs, "mutated": [target]}
+        schema = self.shim_schema(node, entry["kernel"], False)
+        if schema:
+            entry["schema"] = schema
+        self.nodes.append(entry)
 
     def index_put_fallback(self, line: Any) -> None:
         node = line.node
@@ -470,9 +527,13 @@ class _GraphConverter:
         accumulate = bool(node.constant_args[0]) if node.constant_args else False
         target = self.value(x)["buffer"]
         self.mutated.add(target)
-        self.nodes.append({"op": "fallback", "kernel": self.op_name(node),
-                           "args": [self.value(x), indices, self.value(values), accumulate],
-                           "mutated": [target]})
+        entry = {"op": "fallback", "kernel": self.op_name(node),
+                 "args": [self.value(x), indices, self.value(values), accumulate],
+                 "mutated": [target]}
+        schema = self.shim_schema(node, entry["kernel"], False)
+        if schema:
+            entry["schema"] = schema
+        self.nodes.append(entry)
 
     # --- lines --------------------------------------------------------------
 
@@ -709,9 +770,13 @@ class _Exporter:
             raise NotStandaloneError(f"wirc cannot run {path} without Python:\n{result.stderr}")
         if result.returncode != 0:
             raise ExportError(f"wirc failed on {path}:\n{result.stderr}")
-        so_path = cpp_runner.build(cpp_path)
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
+        if "--cpp-abi=aoti" in self.wirc_args:
+            # Tensor handles and PyTorch's C shim (wirc_export.aoti_runner).
+            from . import aoti_runner
+            return aoti_runner.module_source(aoti_runner.build(cpp_path), doc)
+        so_path = cpp_runner.build(cpp_path)
         return cpp_runner.module_source(so_path, doc)
 
 
