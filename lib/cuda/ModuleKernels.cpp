@@ -37,7 +37,9 @@ std::optional<SourceKind> kindOf(graph::KernelLanguage language) {
 }
 
 bool hasImage(const graph::KernelConfig &config) {
-  return config.artifacts && (!config.artifacts->cubinBase64.empty() || !config.artifacts->ptx.empty());
+  return config.artifacts && (!config.artifacts->cubin.empty() ||
+                              !config.artifacts->cubinBase64.empty() ||
+                              !config.artifacts->ptx.empty());
 }
 
 } // namespace
@@ -122,14 +124,16 @@ ExitCode compileModuleKernels(ir::Module &module, KernelSelection selection,
     image.entry = planned.entry;
     if (planned.job >= 0) {
       CompiledKernel &compiled = result.kernels[planned.job];
-      std::string cubin64 = encodeBase64(compiled.cubin);
       for (unsigned c : planned.configs) {
         if (c >= kernel.configs.size())
           continue;
         graph::KernelConfig &config = kernel.configs[c];
         if (!config.artifacts)
           config.artifacts.emplace();
-        config.artifacts->cubinBase64 = cubin64;
+        // Raw bytes: the emitter embeds them as they are, with no base64
+        // round trip (a warm recompile is mostly this copying).
+        config.artifacts->cubin = compiled.cubin;
+        config.artifacts->cubinBase64.clear();
         config.artifacts->ptx = compiled.ptx;
       }
       image.arch = options.arch;

@@ -66,14 +66,18 @@ struct ByteEscapes {
 };
 constexpr ByteEscapes kByteEscapes;
 
-/// A C++ string literal for arbitrary bytes: printable ASCII stays, every
-/// other byte is an octal escape, so no input can end the literal.
-std::string cppStringLiteral(std::string_view bytes) {
+/// Appends a C++ string literal for arbitrary bytes to \p out: printable
+/// ASCII stays, every other byte is an octal escape, so no input can end the
+/// literal. Embedded cubins make this the emitter's bulk: one pass sizes the
+/// text exactly, a second writes it through a pointer.
+void appendCppStringLiteral(std::string &out, std::string_view bytes) {
   static constexpr std::string_view kLineBreak = "\\n\"\n    \"";
-  // Written through a pointer into a buffer sized for the worst case (every
-  // byte a line break), then trimmed: no per-byte capacity checks.
-  std::string out(2 + bytes.size() * kLineBreak.size(), '\0');
-  char *p = out.data();
+  size_t size = 2;
+  for (unsigned char c : bytes)
+    size += c == '\n' ? kLineBreak.size() : kByteEscapes.length[c];
+  size_t start = out.size();
+  out.resize(start + size + 3); // slack: each escape is copied as 4 bytes
+  char *p = out.data() + start;
   *p++ = '"';
   for (unsigned char c : bytes) {
     if (c == '\n') {
@@ -85,7 +89,12 @@ std::string cppStringLiteral(std::string_view bytes) {
     }
   }
   *p++ = '"';
-  out.resize(static_cast<size_t>(p - out.data()));
+  out.resize(start + size);
+}
+
+std::string cppStringLiteral(std::string_view bytes) {
+  std::string out;
+  appendCppStringLiteral(out, bytes);
   return out;
 }
 
@@ -763,11 +772,14 @@ void CppEmitter::kernelImages() {
         continue;
       const graph::Kernel &kernel = module.kernel(call->kernel);
       const graph::KernelConfig &config = kernel.configs.at(call->config);
-      std::string image;
+      std::string decoded;
+      std::string_view image;
       // A cubin comes first: the kernel compiler (wirc/cuda) stores what it
       // built for --cuda-arch there, for PTX kernels too.
-      if (config.artifacts && !config.artifacts->cubinBase64.empty())
-        image = decodeBase64(config.artifacts->cubinBase64);
+      if (config.artifacts && !config.artifacts->cubin.empty())
+        image = config.artifacts->cubin;
+      else if (config.artifacts && !config.artifacts->cubinBase64.empty())
+        image = decoded = decodeBase64(config.artifacts->cubinBase64);
       else if (kernel.language == graph::KernelLanguage::PTX)
         image = kernel.source;
       else if (config.artifacts && !config.artifacts->ptx.empty())
@@ -779,8 +791,9 @@ void CppEmitter::kernelImages() {
             kernel.name, call->config));
       // A cubin is binary; PTX must end with its terminating zero, which the
       // literal provides.
-      out += fmt::format("static const char kImage_{}_{}[] =\n    {};\n", kernel.name,
-                         call->config, cppStringLiteral(image));
+      out += fmt::format("static const char kImage_{}_{}[] =\n    ", kernel.name, call->config);
+      appendCppStringLiteral(out, image);
+      out += ";\n";
     }
 }
 
@@ -1398,9 +1411,18 @@ std::string CppEmitter::emit() {
     out += "#include <torch/csrc/inductor/aoti_torch/generated/c_shim_cpu.h>\n";
   out += fmt::format("\n{}#include <utility>\n\nnamespace wirc_graph_{} {{\n\n",
                      aoti() ? "#include <limits>\n" : "", module.name);
-  out += images + launchers + kernelsStruct + "};\n" + functions + "\n} // namespace wirc_graph_" +
-         module.name + "\n";
-  return out;
+  // Appended piece by piece: the images can be megabytes.
+  out.reserve(out.size() + images.size() + launchers.size() + kernelsStruct.size() +
+              functions.size() + module.name.size() + 64);
+  out += images;
+  out += launchers;
+  out += kernelsStruct;
+  out += "};\n";
+  out += functions;
+  out += "\n} // namespace wirc_graph_";
+  out += module.name;
+  out += "\n";
+  return std::move(out);
 }
 
 } // namespace

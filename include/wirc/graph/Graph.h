@@ -173,6 +173,9 @@ struct KernelParam {
 struct KernelArtifacts {
   std::string ptx;
   std::string cubinBase64;
+  /// The cubin as bytes, once wirc's kernel compiler built (or found) it;
+  /// emitters prefer it to cubinBase64, which the document carries.
+  std::string cubin;
   std::string entryName; ///< the mangled entry point, if it differs from the kernel name
   int64_t sharedMemBytes = 0;
   int64_t globalScratchBytes = 0;
