@@ -274,9 +274,11 @@ CompileResult compileKernels(std::span<const KernelJob> jobs, const CompilerOpti
   }
 
   // The key covers everything that shapes the result, including the tools'
-  // versions, so a toolkit upgrade never serves a stale image.
+  // versions, so a toolkit upgrade never serves a stale image. Keys are
+  // hashed in the workers: on a warm run hashing the sources is most of the
+  // work left.
   result.kernels.resize(jobs.size());
-  for (size_t i = 0; i < jobs.size(); ++i) {
+  auto computeKey = [&](size_t i) {
     const KernelJob &job = jobs[i];
     CompiledKernel &out = result.kernels[i];
     out.toolchain = assemblerVersion;
@@ -296,7 +298,7 @@ CompileResult compileKernels(std::span<const KernelJob> jobs, const CompilerOpti
     }
     key.field(job.source);
     out.key = key.hexDigest();
-  }
+  };
 
   KernelCache cache(options.cacheDir);
   std::vector<std::optional<KernelError>> errors(jobs.size());
@@ -304,6 +306,7 @@ CompileResult compileKernels(std::span<const KernelJob> jobs, const CompilerOpti
   auto work = [&](size_t i) {
     const KernelJob &job = jobs[i];
     CompiledKernel &out = result.kernels[i];
+    computeKey(i);
     if (cache.enabled() && cache.read(out.key, out.ptx, out.cubin)) {
       out.fromCache = true;
       return;
