@@ -1213,7 +1213,11 @@ void CppEmitter::condCall(std::string &text, const CondLine &c) {
       continue;
     }
     if (aoti()) {
-      tensors += (tensors.empty() ? "" : ", ") + aotiHandleOf(v, decls, counter);
+      // The branch takes over its inputs: pass new references.
+      std::string h = aotiHandleOf(v, decls, counter);
+      h = h.substr(0, h.size() - std::string_view(".get()").size());
+      tensors += (tensors.empty() ? "" : ", ") +
+                 (v.kind == Value::Kind::View ? h + ".release()" : h + ".share()");
     } else if (v.kind == Value::Kind::Buffer) {
       tensors += (tensors.empty() ? "" : ", ") + name(v.buffer);
     } else if (v.kind == Value::Kind::View) {
@@ -1243,7 +1247,9 @@ void CppEmitter::condCall(std::string &text, const CondLine &c) {
     text += fmt::format("  wirc::rt::Tensor {}_items[{}];\n", target, slots);
     text += fmt::format("  wirc::rt::Buffer {}_item_storage[{}];\n", target, slots);
   }
-  text += "  {\n" + decls;
+  // The predicate first: nothing is handed to a branch before it is known.
+  text += fmt::format("  {{\n    const bool wirc_pred = {};\n", pred);
+  text += decls;
   text += fmt::format("    {} wirc_inputs[] = {{{}}};\n",
                       aoti() ? "AtenTensorHandle" : "wirc::rt::Tensor",
                       tensors.empty() ? (aoti() ? "nullptr" : "wirc::rt::Tensor{}") : tensors);
@@ -1261,7 +1267,7 @@ void CppEmitter::condCall(std::string &text, const CondLine &c) {
   };
   if (aoti())
     text += fmt::format("    AtenTensorHandle wirc_results[{}] = {{}};\n", slots);
-  text += fmt::format("    if ({}) {{\n{}    }} else {{\n{}    }}\n", pred, call(then),
+  text += fmt::format("    if (wirc_pred) {{\n{}    }} else {{\n{}    }}\n", call(then),
                       call(otherwise));
   // The handles the branch returned are owned from here on.
   if (aoti())
@@ -1290,15 +1296,18 @@ std::string CppEmitter::function(const Function &f) {
   externOps.clear();
   externResolution.clear();
   unsigned tensorInputs = 0, symbolInputs = 0, outputs = 0;
-  std::string prologue;
+  std::string adopt, prologue;
   for (BufferId b : f.inputs) {
     const BufferInfo &info = module.buffer(b);
-    if (info.kind == BufferKind::Input && aoti())
-      prologue += fmt::format("  wirc::rt::aoti::Handle {0}_h = wirc::rt::aoti::borrow(inputs[{1}], "
-                              "\"{0}\");\n  [[maybe_unused]] const wirc::rt::Tensor {0} = "
+    if (info.kind == BufferKind::Input && aoti()) {
+      // The caller's handles are taken over first, all of them, so each is
+      // deleted at its buffer's last use or when anything fails.
+      adopt += fmt::format("  wirc::rt::aoti::Handle {}_h(inputs[{}]);\n", info.name,
+                           tensorInputs++);
+      prologue += fmt::format("  [[maybe_unused]] const wirc::rt::Tensor {0} = "
                               "{0}_h.tensor(\"{0}\");\n",
-                              info.name, tensorInputs++);
-    else if (info.kind == BufferKind::Input)
+                              info.name);
+    } else if (info.kind == BufferKind::Input)
       prologue += fmt::format("  const wirc::rt::Tensor {} = inputs[{}];\n", info.name,
                               tensorInputs++);
     else if (info.kind == BufferKind::SymbolInput)
@@ -1321,8 +1330,9 @@ std::string CppEmitter::function(const Function &f) {
     head = fmt::format(
         "\n/// Runs graph '{}' on \\p stream, which must be PyTorch's current stream of the\n"
         "/// device (the C shim's aten calls run on that one). inputs: {} tensor handles,\n"
-        "/// borrowed; symbols: {} size symbols, in graph input order. Writes {} outputs:\n"
-        "/// new tensor handles the caller owns (null for None). Throws wirc::rt::Error.\n"
+        "/// which run() takes over and deletes (each at its last use); symbols: {} size\n"
+        "/// symbols, in graph input order. Writes {} outputs: new tensor handles the\n"
+        "/// caller owns (null for None). Throws wirc::rt::Error.\n"
         "void run",
         module.name, tensorInputs, symbolInputs, outputs);
   } else {
@@ -1356,7 +1366,7 @@ std::string CppEmitter::function(const Function &f) {
   // Every op is looked up before anything runs: a missing hook fails early.
   if (!externResolution.empty())
     externResolution = "  // Extern ops, each looked up once in the hook table.\n" + externResolution;
-  return head + prologue + externResolution + text + "}\n";
+  return head + adopt + prologue + externResolution + text + "}\n";
 }
 
 std::string CppEmitter::emit() {

@@ -70,7 +70,7 @@ public:
   Tensor tensor(const char *what) const {
     Tensor t;
     if (!h)
-      return t;
+      throw Error(std::string(what) + ": null tensor handle");
     void *data = nullptr;
     int64_t dim = 0;
     int64_t *sizes = nullptr, *strides = nullptr;

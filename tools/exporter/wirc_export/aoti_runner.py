@@ -116,19 +116,17 @@ class Runner:
         tensors = [a for a, kind in zip(args, self.input_kinds) if kind == "tensor"]
         symbols = [int(a) for a, kind in zip(args, self.input_kinds) if kind == "symbol"]
         args.clear()  # Inductor's convention: the callee owns the argument list
-        # New handles the wrapper borrows; taken back (and dropped) below.
+        # New handles that run() takes over: it drops each input at its last
+        # use, so the inputs' memory can go during the run, as in Inductor.
         handles = torch._C._aoti.unsafe_alloc_void_ptrs_from_tensors(tensors)
+        del tensors
         inputs = (ctypes.c_void_p * max(len(handles), 1))(*[_address(h) for h in handles])
         syms = (ctypes.c_longlong * max(len(symbols), 1))(*symbols)
         outputs = (ctypes.c_void_p * max(self.num_outputs, 1))()
         error = ctypes.create_string_buffer(2048)
         stream = torch.cuda.current_stream().cuda_stream
-        try:
-            rc = self.lib.wirc_aoti_run(inputs, syms, outputs, ctypes.c_void_p(stream), error,
-                                        len(error))
-        finally:
-            if handles:
-                torch._C._aoti.alloc_tensors_by_stealing_from_void_ptrs(handles)
+        rc = self.lib.wirc_aoti_run(inputs, syms, outputs, ctypes.c_void_p(stream), error,
+                                    len(error))
         if rc != 0:
             raise RuntimeError(f"wirc C++ wrapper (aoti): {error.value.decode(errors='replace')}")
         # Each output is a new handle the caller owns; null stands for None.
