@@ -93,7 +93,8 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
     OutputFiles extra;
     if (request.build) {
       // The project goes next to the wrapper; the manifest lists it too.
-      WrapperProject dirProject{"CMakeLists.txt", module.name + ".cpp", module.name};
+      WrapperProject dirProject{"CMakeLists.txt", module.name + ".cpp", module.name,
+                                request.emitOptions.cppAbi == emit::EmitOptions::CppAbi::Aoti};
       extra.emplace_back(dirProject.cmakeListsPath,
                          printWrapperCMakeLists(dirProject, module.name));
     }
@@ -110,6 +111,7 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
     return ExitCode::UserError;
   }
   if (project) {
+    project->aoti = request.emitOptions.cppAbi == emit::EmitOptions::CppAbi::Aoti;
     if (std::string error = writeFileAtomically(project->cmakeListsPath,
                                                 printWrapperCMakeLists(*project, module.name));
         !error.empty()) {

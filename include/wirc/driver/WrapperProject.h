@@ -21,6 +21,7 @@ struct WrapperProject {
   std::string cmakeListsPath; ///< the CMakeLists.txt next to the wrapper, as the user spelled it
   std::string wrapperFile;    ///< the wrapper's file name, relative to the CMakeLists.txt
   std::string library;        ///< the shared library's target: the wrapper's stem
+  bool aoti = false;          ///< an --cpp-abi=aoti wrapper: also links libtorch
 };
 
 /// Plans the project for a wrapper written to \p wrapperPath. Reports an
