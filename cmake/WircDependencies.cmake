@@ -26,6 +26,14 @@ if(_wirc_missing)
     "Install them with: sudo tools/install-deps.sh")
 endif()
 
+# spdlog header-only on header-only fmt: the driver then loads neither shared
+# library at start (spdlog's own header-only target links the shared fmt).
+add_library(wirc_spdlog INTERFACE)
+target_compile_definitions(wirc_spdlog INTERFACE SPDLOG_FMT_EXTERNAL)
+target_include_directories(wirc_spdlog SYSTEM INTERFACE
+  $<TARGET_PROPERTY:spdlog::spdlog_header_only,INTERFACE_INCLUDE_DIRECTORIES>)
+target_link_libraries(wirc_spdlog INTERFACE Threads::Threads fmt::fmt-header-only)
+
 # Test tools: FileCheck, not and lit ship with llvm-14-tools (lit as Python
 # sources inside the LLVM prefix, not as a command).
 set(WIRC_LLVM_ROOT "/usr/lib/llvm-14" CACHE PATH "LLVM 14 install prefix (FileCheck, not, lit)")

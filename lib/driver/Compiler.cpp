@@ -63,7 +63,9 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
   ir::Module module;
   passes::CompileOptions options = request.options;
   options.symbolicStats |= request.instrumentation.memoryStats || !request.outputDir.empty();
-  passes::PassContext context{*document, options, diag};
+  // The pipeline frees the document once the IR is built: at scale the two
+  // together were most of the peak memory.
+  passes::PassContext context{document.get(), options, diag, std::move(document)};
   if (!passes::runPipeline(passes::buildDefaultPipeline(), module, context,
                            request.instrumentation))
     return ExitCode::UserError;
@@ -123,7 +125,7 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
     }
   }
   if (request.disableFree) {
-    buryPointer(std::move(document));
+    buryPointer(std::move(context.ownedDocument));
     buryPointer(std::make_unique<ir::Module>(std::move(module)));
   }
   return ExitCode::Success;

@@ -320,7 +320,12 @@ void FxGraphPrinter::kernelCall(const KernelCallLine &call) {
   if (call.grids.size() <= call.config)
     throw InternalError("FX: kernel call without folded grids");
   // Views used as arguments become nodes before the launch.
-  std::vector<std::string> kwargs;
+  // `key: value, ...`, built in place.
+  std::string inner;
+  auto separate = [&] {
+    if (!inner.empty())
+      inner += ", ";
+  };
   std::vector<unsigned> refs;
   for (const CallArg &arg : call.args) {
     if (arg.role == graph::ArgRole::Removed)
@@ -328,15 +333,23 @@ void FxGraphPrinter::kernelCall(const KernelCallLine &call) {
     currentRefs = &refs;
     std::string v = value(arg.value);
     currentRefs = nullptr;
-    kwargs.push_back(fmt::format("{}: {}", arg.param, v));
+    separate();
+    inner += arg.param;
+    inner += ": ";
+    inner += v;
   }
-  for (const auto &[numel, e] : call.numels)
-    kwargs.push_back(fmt::format("{}: {}", numel, expr(e)));
-  for (const auto &[key, v] : config.kwargs)
-    kwargs.push_back(fmt::format("{}: {}", key, v));
-  std::string inner;
-  for (size_t i = 0; i < kwargs.size(); ++i)
-    inner += (i ? ", " : "") + kwargs[i];
+  for (const auto &[numel, e] : call.numels) {
+    separate();
+    inner += numel;
+    inner += ": ";
+    inner += expr(e);
+  }
+  for (const auto &[key, v] : config.kwargs) {
+    separate();
+    inner += key;
+    inner += ": ";
+    inner += std::to_string(v);
+  }
   FxNode node;
   node.name = uniqueName("triton_kernel_wrapper_mutation");
   node.op = "call_function";
@@ -552,12 +565,25 @@ std::string FxGraphPrinter::print() {
   std::string out = "graph():\n";
   for (size_t i = 0; i < nodes.size(); ++i) {
     const FxNode &node = nodes[i];
-    out += fmt::format("    %{} : [num_users={}] = ", node.name, users[i]);
-    if (node.op == "call_function")
-      out += fmt::format("call_function[target={}](args = {}, kwargs = {})\n", node.target,
-                         node.args, node.kwargs);
-    else
-      out += fmt::format("{}[target={}]\n", node.op, node.target);
+    out += "    %";
+    out += node.name;
+    out += " : [num_users=";
+    out += std::to_string(users[i]);
+    out += "] = ";
+    if (node.op == "call_function") {
+      out += "call_function[target=";
+      out += node.target;
+      out += "](args = ";
+      out += node.args;
+      out += ", kwargs = ";
+      out += node.kwargs;
+      out += ")\n";
+    } else {
+      out += node.op;
+      out += "[target=";
+      out += node.target;
+      out += "]\n";
+    }
   }
   out += fmt::format("    return {}\n", outputText);
   return out;

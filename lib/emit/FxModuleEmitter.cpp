@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <unordered_map>
 
@@ -64,7 +65,17 @@ private:
   std::unordered_map<std::string, std::string> exprMemo;
   unsigned temps = 0;
 
-  void line(const std::string &text) { out += "    " + text + "\n"; }
+  void line(std::string_view text) {
+    out += "    ";
+    out += text;
+    out += '\n';
+  }
+  /// line(fmt::format(...)) without the temporary.
+  template <typename... Args> void linef(fmt::format_string<Args...> format, Args &&...args) {
+    out += "    ";
+    fmt::format_to(std::back_inserter(out), format, std::forward<Args>(args)...);
+    out += '\n';
+  }
 
   std::string fresh(std::string_view stem) { return fmt::format("_{}{}", stem, temps++); }
 
@@ -89,7 +100,7 @@ private:
     auto ops = e.operands();
     auto call = [&](std::string_view target, const std::vector<std::string> &args) {
       std::string v = fresh("e");
-      line(fmt::format("{} = g.call_function({}, {})", v, target, pyTuple(args)));
+      linef("{} = g.call_function({}, {})", v, target, pyTuple(args));
       return v;
     };
     auto fold = [&](std::string_view target) {
@@ -176,8 +187,8 @@ private:
       std::string size = pyList(exprs(v.size));
       std::string stride = pyList(exprs(v.stride));
       std::string offset = expr(pools.storageOffset(v.buffer, v.expr));
-      line(fmt::format("{} = g.call_function(torch.as_strided, ({}, {}, {}, {}))", n,
-                       var(v.buffer), size, stride, offset));
+      linef("{} = g.call_function(torch.as_strided, ({}, {}, {}, {}))", n, var(v.buffer), size,
+            stride, offset);
       return n;
     }
     case Value::Kind::Expr:
@@ -239,15 +250,15 @@ void GraphBuilder::emitLine(const Line &l) {
             const BufferInfo &info = module.buffer(a.buffer);
             std::string size = pyList(exprs(info.layout.size));
             std::string stride = pyList(exprs(info.layout.stride));
-            line(fmt::format("{} = g.call_function(torch.empty_strided, ({}, {}), "
-                             "{{'dtype': torch.{}, 'device': {}}})",
-                             info.name, size, stride, graph::dtypeName(info.layout.dtype),
-                             device(info.layout.device)));
+            linef("{} = g.call_function(torch.empty_strided, ({}, {}), "
+                  "{{'dtype': torch.{}, 'device': {}}})",
+                  info.name, size, stride, graph::dtypeName(info.layout.dtype),
+                  device(info.layout.device));
             node[a.buffer] = info.name;
           },
           [&](const FreeLine &f) {
             if (module.buffer(f.buffer).kind == BufferKind::Intermediate)
-              line(fmt::format("g.call_function(delete, ({},))", var(f.buffer)));
+              linef("g.call_function(delete, ({},))", var(f.buffer));
           },
           [&](const ReuseLine &r) {
             const BufferInfo &old = module.buffer(r.old);
@@ -260,8 +271,8 @@ void GraphBuilder::emitLine(const Line &l) {
             std::string size = pyList(exprs(reused.layout.size));
             std::string stride = pyList(exprs(reused.layout.stride));
             std::string offset = expr(pools.storageOffset(r.old, reused.layout.offset));
-            line(fmt::format("{} = g.call_function(torch.as_strided, ({}, {}, {}, {}))",
-                             reused.name, var(r.old), size, stride, offset));
+            linef("{} = g.call_function(torch.as_strided, ({}, {}, {}, {}))", reused.name,
+                  var(r.old), size, stride, offset);
             node[r.reusedAs] = reused.name;
           },
           [&](const CommentLine &c) {
@@ -294,18 +305,17 @@ void GraphBuilder::emitLine(const Line &l) {
                 fmt::format("[({}, {}, {})]", expr(grid[0]), expr(grid[1]), expr(grid[2]));
             // Launch options travel in the constant-args table, so the kernel
             // runs with its config's warps and stages.
-            line(fmt::format("g.call_function(triton_kernel_wrapper_mutation, (), {{"
-                             "'kernel_idx': KERNELS[{}], 'constant_args_idx': "
-                             "kernel_side_table.add_constant_args({{'num_warps': {}, "
-                             "'num_stages': {}}}), 'grid': {}, 'tma_descriptor_metadata': {{}}, "
-                             "'kwargs': {}}})",
-                             kernelIndex.at(call.kernel), config.numWarps, config.numStages,
-                             gridText, kw));
+            linef("g.call_function(triton_kernel_wrapper_mutation, (), {{"
+                  "'kernel_idx': KERNELS[{}], 'constant_args_idx': "
+                  "kernel_side_table.add_constant_args({{'num_warps': {}, "
+                  "'num_stages': {}}}), 'grid': {}, 'tma_descriptor_metadata': {{}}, "
+                  "'kwargs': {}}})",
+                  kernelIndex.at(call.kernel), config.numWarps, config.numStages, gridText, kw);
           },
           [&](const ExternKernelOutLine &e) {
             std::string a = args(e.args);
             std::string k = kwargs(e.kwargs, "'out': " + value(e.out));
-            line(fmt::format("g.call_function({}, {}, {})", target(e.op), a, k));
+            linef("g.call_function({}, {}, {})", target(e.op), a, k);
           },
           [&](const ExternKernelAllocLine &e) {
             std::string a = args(e.args);
@@ -315,7 +325,7 @@ void GraphBuilder::emitLine(const Line &l) {
               line(call);
               return;
             }
-            line(fmt::format("{} = {}", module.buffer(e.result).name, call));
+            linef("{} = {}", module.buffer(e.result).name, call);
             node[e.result] = module.buffer(e.result).name;
           },
           [&](const MultiOutputLine &m) {
@@ -323,8 +333,7 @@ void GraphBuilder::emitLine(const Line &l) {
             for (const auto &[container, key] : m.indices) {
               std::string index = container == "dict" ? pythonStringLiteral(key) : key;
               std::string n = fresh("item");
-              line(fmt::format("{} = g.call_function(operator.getitem, ({}, {}))", n, source,
-                               index));
+              linef("{} = g.call_function(operator.getitem, ({}, {}))", n, source, index);
               source = n;
             }
             node[m.result] = source;
@@ -334,16 +343,16 @@ void GraphBuilder::emitLine(const Line &l) {
             std::string size = pyList(exprs(view.layout.size));
             std::string stride = pyList(exprs(view.layout.stride));
             std::string offset = expr(pools.storageOffset(r.base, view.layout.offset));
-            line(fmt::format("{} = g.call_function(torch.as_strided, ({}, {}, {}, {}))",
-                             view.name, var(r.base), size, stride, offset));
+            linef("{} = g.call_function(torch.as_strided, ({}, {}, {}, {}))", view.name,
+                  var(r.base), size, stride, offset);
             node[r.view] = view.name;
           },
           [&](const AssertSizeStrideLine &a) {
             std::string size = pyList(exprs(a.size));
             std::string stride = pyList(exprs(a.stride));
-            line(fmt::format("g.call_function(torch.ops.aten._assert_tensor_metadata.default, "
-                             "({},), {{'size': {}, 'stride': {}}})",
-                             var(a.buffer), size, stride));
+            linef("g.call_function(torch.ops.aten._assert_tensor_metadata.default, "
+                  "({},), {{'size': {}, 'stride': {}}})",
+                  var(a.buffer), size, stride);
           },
           [&](const SymbolBindingLine &b) {
             using Source = SymbolBindingLine::Source;
@@ -355,10 +364,10 @@ void GraphBuilder::emitLine(const Line &l) {
             case Source::Size:
             case Source::Stride:
               n = fresh("sym");
-              line(fmt::format("{} = g.call_function({}, ({}, {}))", n,
-                               b.source == Source::Size ? "torch.ops.aten.sym_size.int"
-                                                        : "torch.ops.aten.sym_stride.int",
-                               var(b.tensor), b.dim));
+              linef("{} = g.call_function({}, ({}, {}))", n,
+                    b.source == Source::Size ? "torch.ops.aten.sym_size.int"
+                                             : "torch.ops.aten.sym_stride.int",
+                    var(b.tensor), b.dim);
               break;
             case Source::Expr:
               n = expr(b.expr);
@@ -372,19 +381,19 @@ void GraphBuilder::emitLine(const Line &l) {
           [&](const SubgraphExitLine &) {},
           [&](const CondLine &c) {
             std::string t = fresh("branch"), f = fresh("branch");
-            line(fmt::format("{} = g.get_attr('{}')", t, module.functions[c.trueFunction].name));
-            line(fmt::format("{} = g.get_attr('{}')", f, module.functions[c.falseFunction].name));
+            linef("{} = g.get_attr('{}')", t, module.functions[c.trueFunction].name);
+            linef("{} = g.get_attr('{}')", f, module.functions[c.falseFunction].name);
             std::vector<std::string> operands;
             for (const Value &v : c.operands)
               operands.push_back(value(v));
             std::string n = fresh("cond");
-            line(fmt::format("{} = g.call_function(torch.ops.higher_order.cond, ({}, {}, {}, {}))",
-                             n, value(c.predicate), t, f, pyTuple(operands)));
+            linef("{} = g.call_function(torch.ops.higher_order.cond, ({}, {}, {}, {}))", n,
+                  value(c.predicate), t, f, pyTuple(operands));
             if (c.tupleResult != kNoBuffer)
               node[c.tupleResult] = n;
             for (size_t i = 0; i < c.results.size(); ++i) {
               std::string r = fresh("item");
-              line(fmt::format("{} = g.call_function(operator.getitem, ({}, {}))", r, n, i));
+              linef("{} = g.call_function(operator.getitem, ({}, {}))", r, n, i);
               node[c.results[i]] = r;
             }
           },
@@ -392,26 +401,26 @@ void GraphBuilder::emitLine(const Line &l) {
             std::vector<std::string> items;
             for (const Value &v : o.outputs)
               items.push_back(value(v));
-            line(fmt::format("g.output({})", items.empty() ? "()" : pyTuple(items)));
+            linef("g.output({})", items.empty() ? "()" : pyTuple(items));
           },
           [&](const PoolAllocateLine &p) {
             const PoolInfo &pool = module.pool(p.pool);
-            line(fmt::format("{} = g.call_function(torch.empty_strided, ([{}], [1]), "
-                             "{{'dtype': torch.uint8, 'device': {}}})",
-                             pool.name, pool.bytes, device(pool.device)));
+            linef("{} = g.call_function(torch.empty_strided, ([{}], [1]), "
+                  "{{'dtype': torch.uint8, 'device': {}}})",
+                  pool.name, pool.bytes, device(pool.device));
           },
           [&](const AllocateFromPoolLine &a) {
             const BufferInfo &info = module.buffer(a.buffer);
-            line(fmt::format("{} = g.call_function(torch.ops.inductor._alloc_from_pool, ({}, {}, "
-                             "torch.{}, {}, {}))",
-                             info.name, module.pool(a.pool).name, a.offset,
-                             graph::dtypeName(info.layout.dtype), pyList(exprs(info.layout.size)),
-                             pyList(exprs(info.layout.stride))));
+            linef("{} = g.call_function(torch.ops.inductor._alloc_from_pool, ({}, {}, "
+                  "torch.{}, {}, {}))",
+                  info.name, module.pool(a.pool).name, a.offset,
+                  graph::dtypeName(info.layout.dtype), pyList(exprs(info.layout.size)),
+                  pyList(exprs(info.layout.stride)));
             node[a.buffer] = info.name;
             pools.carved(a.buffer, a.offset);
           },
           [&](const PoolFreeLine &p) {
-            line(fmt::format("g.call_function(delete, ({},))", module.pool(p.pool).name));
+            linef("g.call_function(delete, ({},))", module.pool(p.pool).name);
           },
       },
       l);
@@ -422,14 +431,14 @@ std::string GraphBuilder::build(const std::string &fnName) {
   line("g = torch.fx.Graph()");
   for (BufferId b : function.inputs) {
     const BufferInfo &info = module.buffer(b);
-    line(fmt::format("{} = g.placeholder('{}')", info.name, info.name));
+    linef("{} = g.placeholder('{}')", info.name, info.name);
     node[b] = info.name;
   }
   unsigned f = static_cast<unsigned>(&function - module.functions.data());
   for (BufferId b = 0; b < module.buffers.size(); ++b) {
     const BufferInfo &info = module.buffer(b);
     if (info.function == f && info.kind == BufferKind::Constant) {
-      line(fmt::format("{} = g.get_attr('{}')", info.name, info.name));
+      linef("{} = g.get_attr('{}')", info.name, info.name);
       node[b] = info.name;
     }
   }

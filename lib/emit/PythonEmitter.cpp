@@ -21,7 +21,9 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
+#include <iterator>
 
 namespace wirc::emit {
 
@@ -58,6 +60,12 @@ private:
     out += text;
     out += '\n';
   }
+  /// line(fmt::format(...)) without the temporary.
+  template <typename... Args> void linef(fmt::format_string<Args...> format, Args &&...args) {
+    out.append(indent * 4, ' ');
+    fmt::format_to(std::back_inserter(out), format, std::forward<Args>(args)...);
+    out += '\n';
+  }
 
   const std::string &name(BufferId b) const { return module.buffer(b).name; }
 
@@ -70,59 +78,126 @@ private:
     return items;
   }
 
-  std::string value(const Value &v) const {
-    switch (v.kind) {
-    case Value::Kind::None:
-      return "None";
-    case Value::Kind::Bool:
-      return v.boolValue ? "True" : "False";
-    case Value::Kind::Int:
-      return std::to_string(v.intValue);
-    case Value::Kind::Float:
-      return pythonFloat(v.floatValue);
-    case Value::Kind::String:
-      return pythonStringLiteral(v.text);
-    case Value::Kind::Buffer:
-      return name(v.buffer);
-    case Value::Kind::View:
-      return fmt::format("reinterpret_tensor({}, {}, {}, {})", name(v.buffer),
-                         pyTuple(exprs(v.size)), pyTuple(exprs(v.stride)), expr(v.expr));
-    case Value::Kind::Expr:
-      return expr(v.expr);
-    case Value::Kind::DType:
-      return fmt::format("torch.{}", graph::dtypeName(v.dtype));
-    case Value::Kind::Device:
-      return fmt::format("device(type='{}', index={})",
-                         v.device.kind == graph::Device::Kind::CPU ? "cpu" : "cuda",
-                         v.device.index);
-    case Value::Kind::List:
-    case Value::Kind::Tuple: {
-      std::vector<std::string> items;
-      for (const Value &item : v.items)
-        items.push_back(value(item));
-      if (v.kind == Value::Kind::Tuple)
-        return pyTuple(items);
-      std::string s = "[";
-      for (size_t i = 0; i < items.size(); ++i)
-        s += (i ? ", " : "") + items[i];
-      return s + "]";
-    }
-    }
-    return "None";
+  // The module is one string: the lines that repeat per node append their
+  // tokens to it rather than format temporaries.
+
+  static void appendInt(std::string &s, int64_t v) {
+    char buffer[24];
+    s.append(buffer, std::to_chars(buffer, buffer + sizeof buffer, v).ptr);
   }
 
-  std::string callArgs(const std::vector<Value> &args,
-                       const std::vector<std::pair<std::string, Value>> &kwargs,
-                       const std::string &extra = {}) const {
+  /// pyTuple() of the expressions, appended.
+  static void appendTuple(std::string &s, const std::vector<sym::Expr> &list) {
+    s += '(';
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (i)
+        s += ", ";
+      sym::printPython(list[i], s);
+    }
+    s += list.size() == 1 ? ", )" : ")";
+  }
+
+  /// `reinterpret_tensor(base, size, stride, offset)`.
+  void appendReinterpret(std::string &s, BufferId base, const std::vector<sym::Expr> &size,
+                         const std::vector<sym::Expr> &stride, const sym::Expr &offset) const {
+    s += "reinterpret_tensor(";
+    s += name(base);
+    s += ", ";
+    appendTuple(s, size);
+    s += ", ";
+    appendTuple(s, stride);
+    s += ", ";
+    sym::printPython(offset, s);
+    s += ')';
+  }
+
+  void appendValue(std::string &s, const Value &v) const {
+    switch (v.kind) {
+    case Value::Kind::None:
+      s += "None";
+      return;
+    case Value::Kind::Bool:
+      s += v.boolValue ? "True" : "False";
+      return;
+    case Value::Kind::Int:
+      appendInt(s, v.intValue);
+      return;
+    case Value::Kind::Float:
+      s += pythonFloat(v.floatValue);
+      return;
+    case Value::Kind::String:
+      s += pythonStringLiteral(v.text);
+      return;
+    case Value::Kind::Buffer:
+      s += name(v.buffer);
+      return;
+    case Value::Kind::View:
+      appendReinterpret(s, v.buffer, v.size, v.stride, v.expr);
+      return;
+    case Value::Kind::Expr:
+      sym::printPython(v.expr, s);
+      return;
+    case Value::Kind::DType:
+      s += "torch.";
+      s += graph::dtypeName(v.dtype);
+      return;
+    case Value::Kind::Device:
+      s += v.device.kind == graph::Device::Kind::CPU ? "device(type='cpu', index="
+                                                     : "device(type='cuda', index=";
+      appendInt(s, v.device.index);
+      s += ')';
+      return;
+    case Value::Kind::List:
+    case Value::Kind::Tuple: {
+      // pyTuple() for tuples, `[a, b]` for lists.
+      bool tuple = v.kind == Value::Kind::Tuple;
+      s += tuple ? '(' : '[';
+      for (size_t i = 0; i < v.items.size(); ++i) {
+        if (i)
+          s += ", ";
+        appendValue(s, v.items[i]);
+      }
+      s += !tuple ? "]" : v.items.size() == 1 ? ", )" : ")";
+      return;
+    }
+    }
+    s += "None";
+  }
+
+  std::string value(const Value &v) const {
     std::string s;
-    for (const Value &v : args)
-      s += (s.empty() ? "" : ", ") + value(v);
-    for (const auto &[key, v] : kwargs)
-      s += (s.empty() ? "" : ", ") + key + "=" + value(v);
-    if (!extra.empty())
-      s += (s.empty() ? "" : ", ") + extra;
+    appendValue(s, v);
     return s;
   }
+
+  /// Positional, then keyword arguments, then `out=` when \p out is given.
+  void appendCallArgs(std::string &s, const std::vector<Value> &args,
+                      const std::vector<std::pair<std::string, Value>> &kwargs,
+                      const Value *out = nullptr) const {
+    bool first = true;
+    auto separate = [&] {
+      if (!first)
+        s += ", ";
+      first = false;
+    };
+    for (const Value &v : args) {
+      separate();
+      appendValue(s, v);
+    }
+    for (const auto &[key, v] : kwargs) {
+      separate();
+      s += key;
+      s += '=';
+      appendValue(s, v);
+    }
+    if (out) {
+      separate();
+      s += "out=";
+      appendValue(s, *out);
+    }
+  }
+
+  void beginLine() { out.append(indent * 4, ' '); }
 
   static std::string opCallee(const std::string &op) {
     // extern_kernels.NAME and aten.NAME.OVERLOAD are names the module imports;
@@ -130,14 +205,15 @@ private:
     return op;
   }
 
-  std::string allocation(const BufferInfo &info) const {
+  void appendAllocation(const BufferInfo &info) {
     const graph::Layout &l = info.layout;
-    std::string size = pyTuple(exprs(l.size));
-    std::string stride = pyTuple(exprs(l.stride));
-    std::string dtype = fmt::format("torch.{}", graph::dtypeName(l.dtype));
-    if (l.device.kind == graph::Device::Kind::CPU)
-      return fmt::format("empty_strided_cpu({}, {}, {})", size, stride, dtype);
-    return fmt::format("empty_strided_cuda({}, {}, {})", size, stride, dtype);
+    out += l.device.kind == graph::Device::Kind::CPU ? "empty_strided_cpu(" : "empty_strided_cuda(";
+    appendTuple(out, l.size);
+    out += ", ";
+    appendTuple(out, l.stride);
+    out += ", torch.";
+    out += graph::dtypeName(l.dtype);
+    out += ')';
   }
 
   int currentDevice() const { return deviceStack.empty() ? 0 : deviceStack.back(); }
@@ -211,88 +287,142 @@ void PythonEmitter::body(const Line &l) {
   std::visit(
       Overloaded{
           [&](const AllocateLine &a) {
-            line(fmt::format("{} = {}", name(a.buffer), allocation(module.buffer(a.buffer))));
+            beginLine();
+            out += name(a.buffer);
+            out += " = ";
+            appendAllocation(module.buffer(a.buffer));
+            out += '\n';
           },
-          [&](const FreeLine &f) { line(fmt::format("del {}", name(f.buffer))); },
+          [&](const FreeLine &f) {
+            beginLine();
+            out += "del ";
+            out += name(f.buffer);
+            out += '\n';
+          },
           [&](const ReuseLine &r) {
             const BufferInfo &old = module.buffer(r.old);
             const BufferInfo &reused = module.buffer(r.reusedAs);
-            std::string source =
-                ir::sameView(old.layout, reused.layout)
-                    ? old.name
-                    : fmt::format("reinterpret_tensor({}, {}, {}, {})", old.name,
-                                  pyTuple(exprs(reused.layout.size)),
-                                  pyTuple(exprs(reused.layout.stride)),
-                                  expr(reused.layout.offset));
-            line(fmt::format("{} = {}{}  # reuse", reused.name, source,
-                             r.deleteOld ? "; del " + old.name : std::string(";")));
+            beginLine();
+            out += reused.name;
+            out += " = ";
+            if (ir::sameView(old.layout, reused.layout))
+              out += old.name;
+            else
+              appendReinterpret(out, r.old, reused.layout.size, reused.layout.stride,
+                                reused.layout.offset);
+            if (r.deleteOld) {
+              out += "; del ";
+              out += old.name;
+            } else {
+              out += ';';
+            }
+            out += "  # reuse\n";
           },
-          [&](const CommentLine &c) { line("# " + commentText(c.text)); },
+          [&](const CommentLine &c) {
+            beginLine();
+            out += "# ";
+            out += commentText(c.text);
+            out += '\n';
+          },
           [&](const KernelDefinitionLine &) {},
           [&](const KernelCallLine &call) {
             const graph::Kernel &kernel = module.kernel(call.kernel);
-            std::string args;
+            int device = currentDevice();
+            beginLine();
+            out += "stream";
+            appendInt(out, device);
+            out += " = get_raw_stream(";
+            appendInt(out, device);
+            out += ")\n";
+            beginLine();
+            out += kernel.name;
+            out += ".run(";
             for (const CallArg &arg : call.args)
-              if (arg.role != graph::ArgRole::Removed)
-                args += value(arg.value) + ", ";
-            for (const auto &[numel, e] : call.numels)
-              args += expr(e) + ", ";
+              if (arg.role != graph::ArgRole::Removed) {
+                appendValue(out, arg.value);
+                out += ", ";
+              }
+            for (const auto &[numel, e] : call.numels) {
+              sym::printPython(e, out);
+              out += ", ";
+            }
             // A FixedGrid launcher takes the grid as trailing arguments.
             if (call.fixedGrid)
-              for (const sym::Expr &dim : *call.fixedGrid)
-                args += expr(dim) + ", ";
-            int device = currentDevice();
-            line(fmt::format("stream{} = get_raw_stream({})", device, device));
-            line(fmt::format("{}.run({}stream=stream{})", kernel.name, args, device));
+              for (const sym::Expr &dim : *call.fixedGrid) {
+                sym::printPython(dim, out);
+                out += ", ";
+              }
+            out += "stream=stream";
+            appendInt(out, device);
+            out += ")\n";
           },
           [&](const ExternKernelOutLine &e) {
-            line(fmt::format("{}({})", opCallee(e.op),
-                             callArgs(e.args, e.kwargs, "out=" + value(e.out))));
+            beginLine();
+            out += opCallee(e.op);
+            out += '(';
+            appendCallArgs(out, e.args, e.kwargs, &e.out);
+            out += ")\n";
           },
           [&](const ExternKernelAllocLine &e) {
-            std::string call = fmt::format("{}({})", opCallee(e.op), callArgs(e.args, e.kwargs));
-            if (e.result == kNoBuffer)
-              line(call);
-            else
-              line(fmt::format("{} = {}", name(e.result), call));
+            beginLine();
+            if (e.result != kNoBuffer) {
+              out += name(e.result);
+              out += " = ";
+            }
+            out += opCallee(e.op);
+            out += '(';
+            appendCallArgs(out, e.args, e.kwargs);
+            out += ")\n";
           },
           [&](const MultiOutputLine &m) {
             std::string access = name(m.source);
             for (const auto &[container, key] : m.indices)
               access += container == "dict" ? "[" + pythonStringLiteral(key) + "]" : "[" + key + "]";
-            line(fmt::format("{} = {}", name(m.result), access));
+            linef("{} = {}", name(m.result), access);
           },
           [&](const ReinterpretViewLine &r) {
             const BufferInfo &view = module.buffer(r.view);
-            line(fmt::format("{} = reinterpret_tensor({}, {}, {}, {})  # alias", view.name,
-                             name(r.base), pyTuple(exprs(view.layout.size)),
-                             pyTuple(exprs(view.layout.stride)), expr(view.layout.offset)));
+            beginLine();
+            out += view.name;
+            out += " = ";
+            appendReinterpret(out, r.base, view.layout.size, view.layout.stride,
+                              view.layout.offset);
+            out += "  # alias\n";
           },
           [&](const AssertSizeStrideLine &a) {
-            std::string what = a.what.empty() ? "" : ", " + pythonStringLiteral(a.what);
-            line(fmt::format("assert_size_stride({}, {}, {}{})", name(a.buffer),
-                             pyTuple(exprs(a.size)), pyTuple(exprs(a.stride)), what));
+            beginLine();
+            out += "assert_size_stride(";
+            out += name(a.buffer);
+            out += ", ";
+            appendTuple(out, a.size);
+            out += ", ";
+            appendTuple(out, a.stride);
+            if (!a.what.empty()) {
+              out += ", ";
+              out += pythonStringLiteral(a.what);
+            }
+            out += ")\n";
           },
           [&](const SymbolBindingLine &b) {
             switch (b.source) {
             case SymbolBindingLine::Source::Input:
-              line(fmt::format("{} = {}", b.symbol, name(b.tensor)));
+              linef("{} = {}", b.symbol, name(b.tensor));
               break;
             case SymbolBindingLine::Source::Size:
-              line(fmt::format("{} = {}.size({})", b.symbol, name(b.tensor), b.dim));
+              linef("{} = {}.size({})", b.symbol, name(b.tensor), b.dim);
               break;
             case SymbolBindingLine::Source::Stride:
-              line(fmt::format("{} = {}.stride({})", b.symbol, name(b.tensor), b.dim));
+              linef("{} = {}.stride({})", b.symbol, name(b.tensor), b.dim);
               break;
             case SymbolBindingLine::Source::Expr:
-              line(fmt::format("{} = {}", b.symbol, expr(b.expr)));
+              linef("{} = {}", b.symbol, expr(b.expr));
               break;
             }
           },
           [&](const DeviceGuardEnterLine &d) {
-            line(fmt::format("with torch.cuda._DeviceGuard({}):", d.device));
+            linef("with torch.cuda._DeviceGuard({}):", d.device);
             ++indent;
-            line(fmt::format("torch.cuda.set_device({})", d.device));
+            linef("torch.cuda.set_device({})", d.device);
             deviceStack.push_back(d.device);
           },
           [&](const DeviceGuardExitLine &) {
@@ -315,14 +445,13 @@ void PythonEmitter::body(const Line &l) {
             std::string target = c.tupleResult != kNoBuffer ? name(c.tupleResult) + " = "
                                  : results.empty()            ? std::string("")
                                                               : pyTuple(results) + " = ";
-            line(fmt::format("if {}:", pred));
+            linef("if {}:", pred);
             ++indent;
-            line(fmt::format("{}{}({})", target, module.functions[c.trueFunction].name, operands));
+            linef("{}{}({})", target, module.functions[c.trueFunction].name, operands);
             --indent;
             line("else:");
             ++indent;
-            line(fmt::format("{}{}({})", target, module.functions[c.falseFunction].name,
-                             operands));
+            linef("{}{}({})", target, module.functions[c.falseFunction].name, operands);
             --indent;
           },
           [&](const OutputLine &o) {
@@ -334,18 +463,16 @@ void PythonEmitter::body(const Line &l) {
           [&](const PoolAllocateLine &p) {
             // A pool is a flat byte tensor, as Inductor's pool planner makes it.
             const PoolInfo &pool = module.pool(p.pool);
-            line(fmt::format("{} = empty_strided_{}(({}, ), (1, ), torch.uint8)", pool.name,
-                             pool.device.kind == graph::Device::Kind::CPU ? "cpu" : "cuda",
-                             pool.bytes));
+            linef("{} = empty_strided_{}(({}, ), (1, ), torch.uint8)", pool.name,
+                  pool.device.kind == graph::Device::Kind::CPU ? "cpu" : "cuda", pool.bytes);
           },
           [&](const AllocateFromPoolLine &a) {
             const BufferInfo &info = module.buffer(a.buffer);
-            line(fmt::format("{} = alloc_from_pool({}, {}, torch.{}, {}, {})", info.name,
-                             module.pool(a.pool).name, a.offset,
-                             graph::dtypeName(info.layout.dtype), pyTuple(exprs(info.layout.size)),
-                             pyTuple(exprs(info.layout.stride))));
+            linef("{} = alloc_from_pool({}, {}, torch.{}, {}, {})", info.name,
+                  module.pool(a.pool).name, a.offset, graph::dtypeName(info.layout.dtype),
+                  pyTuple(exprs(info.layout.size)), pyTuple(exprs(info.layout.stride)));
           },
-          [&](const PoolFreeLine &p) { line(fmt::format("del {}", module.pool(p.pool).name)); },
+          [&](const PoolFreeLine &p) { linef("del {}", module.pool(p.pool).name); },
       },
       l);
 }

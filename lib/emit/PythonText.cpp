@@ -3,9 +3,36 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 
 namespace wirc::emit {
+
+namespace {
+
+/// Bytes that a kernel source or comment copies as they are, per escaper.
+/// Sources are most of a module's text: copying runs of plain bytes in one
+/// piece is most of the cost of escaping them.
+constexpr std::array<bool, 256> makePlainTable(bool keepNewlines) {
+  std::array<bool, 256> plain{};
+  for (unsigned c = 0; c < 256; ++c)
+    plain[c] = c >= 0x20 && c != 0x7f;
+  if (keepNewlines) {
+    plain['\n'] = plain['\t'] = true;
+    plain['\\'] = plain['\''] = false;
+  }
+  return plain;
+}
+constexpr std::array<bool, 256> kSourcePlain = makePlainTable(true);
+constexpr std::array<bool, 256> kCommentPlain = makePlainTable(false);
+
+void appendHexEscape(std::string &out, unsigned char c) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  char escape[4] = {'\\', 'x', kDigits[c >> 4], kDigits[c & 15]};
+  out.append(escape, 4);
+}
+
+} // namespace
 
 // Escapes a kernel source for a ''' string: backslashes are doubled and a
 /// quote is escaped when another quote follows it or it ends the text, so no
@@ -14,7 +41,15 @@ namespace wirc::emit {
 std::string tripleQuotedBody(std::string_view source) {
   std::string out;
   out.reserve(source.size() + 16);
-  for (size_t i = 0; i < source.size(); ++i) {
+  size_t i = 0;
+  while (i < source.size()) {
+    size_t run = i;
+    while (run < source.size() && kSourcePlain[static_cast<unsigned char>(source[run])])
+      ++run;
+    out.append(source.data() + i, run - i); // UTF-8 passes through: the module is UTF-8
+    i = run;
+    if (i == source.size())
+      break;
     unsigned char c = static_cast<unsigned char>(source[i]);
     if (c == '\\') {
       out += "\\\\";
@@ -23,13 +58,10 @@ std::string tripleQuotedBody(std::string_view source) {
       out += needsEscape ? "\\'" : "'";
     } else if (c == '\r') {
       out += "\\r";
-    } else if (c < 0x20 && c != '\n' && c != '\t') {
-      out += fmt::format("\\x{:02x}", c);
-    } else if (c == 0x7f) {
-      out += "\\x7f";
     } else {
-      out += static_cast<char>(c); // UTF-8 passes through: the module is UTF-8
+      appendHexEscape(out, c); // other control characters and 0x7f
     }
+    ++i;
   }
   return out;
 }
@@ -38,11 +70,17 @@ std::string tripleQuotedBody(std::string_view source) {
 /// comment can never end its line.
 std::string commentText(std::string_view text) {
   std::string out;
-  for (unsigned char c : text) {
-    if (c < 0x20 || c == 0x7f)
-      out += fmt::format("\\x{:02x}", c);
-    else
-      out += static_cast<char>(c);
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t run = i;
+    while (run < text.size() && kCommentPlain[static_cast<unsigned char>(text[run])])
+      ++run;
+    out.append(text.data() + i, run - i);
+    if (run == text.size())
+      break;
+    appendHexEscape(out, static_cast<unsigned char>(text[run]));
+    i = run + 1;
   }
   return out;
 }

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <initializer_list>
 #include <limits>
 #include <set>
@@ -59,7 +60,12 @@ private:
     parent->append(out);
     out += '/';
     if (index != kNoIndex) {
-      out += std::to_string(index);
+      char digits[24];
+      out.append(digits, std::to_chars(digits, digits + sizeof digits, index).ptr);
+      return;
+    }
+    if (std::none_of(key.begin(), key.end(), [](char c) { return c == '~' || c == '/'; })) {
+      out += key;
       return;
     }
     for (char c : key) {
@@ -167,10 +173,14 @@ private:
       return false;
     }
     bool ok = true;
-    for (const auto &item : value.items()) {
+    for (size_t i = 0, n = value.size(); i < n; ++i) {
+      json::Member item = value.member(i);
       bool known = false;
       for (std::string_view key : allowed)
-        known |= key == item.key();
+        if (key == item.key()) {
+          known = true;
+          break;
+        }
       if (!known) {
         std::string list;
         for (std::string_view key : allowed)
@@ -183,7 +193,7 @@ private:
     return ok;
   }
 
-  std::optional<Json> field(const Json &object, const Ptr &pointer, const char *key,
+  std::optional<Json> field(const Json &object, const Ptr &pointer, std::string_view key,
                             bool required, std::string_view what) {
     std::optional<Json> member = object.find(key);
     if (!member && required)
@@ -978,8 +988,7 @@ std::optional<Value> Reader::readValue(const Json &value, const Ptr &pointer,
                         "'dtype', 'device', 'tuple' or 'list'");
     return std::nullopt;
   }
-  auto members = value.items();
-  const json::Member &item = members.front();
+  const json::Member item = value.member(0);
   std::string key(item.key());
   Ptr ip = child(pointer, key);
   if (key == "buffer") {
@@ -1264,6 +1273,7 @@ std::optional<Node> Reader::readNode(const Json &value, const Ptr &pointer) {
     call.kernel = *k;
     bool ok = true;
     if (expectType(*args, pointer + "/args", Json::value_t::array, "an array of arguments")) {
+      call.args.reserve(args->size());
       for (size_t i = 0; i < args->size(); ++i) {
         auto arg = readKernelArg((*args)[i], (pointer + "/args").child(i));
         if (arg)
@@ -1832,7 +1842,10 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
 /// Walks one graph's nodes in order, tracking which tensors are defined, and
 /// checks every reference against the graph's tables.
 void Reader::checkGraph(Graph &graph) {
-  std::unordered_map<std::string, TensorInfo> tensors;
+  // Keyed by views of the graph's own names, which outlive these tables.
+  std::unordered_map<std::string_view, TensorInfo> tensors;
+  const size_t tensorCount = graph.inputs.size() + graph.constants.size() + graph.buffers.size();
+  tensors.reserve(tensorCount);
   for (size_t i = 0; i < graph.inputs.size(); ++i)
     if (graph.inputs[i].kind != InputKind::Symbol)
       tensors.emplace(graph.inputs[i].name, TensorInfo{TensorKind::Input, i});
@@ -1883,7 +1896,8 @@ void Reader::checkGraph(Graph &graph) {
   }
 
   // Definition state of every tensor name, with where it was defined.
-  std::unordered_map<std::string, std::string> defined;
+  std::unordered_map<std::string_view, std::string> defined;
+  defined.reserve(tensorCount);
   for (const Input &input : graph.inputs)
     if (input.kind != InputKind::Symbol)
       defined.emplace(input.name, graph.pointer + "/inputs");

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -21,7 +22,9 @@ public:
       : module(module), index(index), graph(graph), ctx(ctx), subgraphs(subgraphs),
         kernels(kernels), definedKernels(definedKernels), function(module.functions[index]) {}
 
-  bool build();
+  /// Builds the function. With \p consumed, the graph's own (non-const)
+  /// copy, each node is freed once its lines are built.
+  bool build(graph::Graph *consumed = nullptr);
 
 private:
   Module &module;
@@ -150,6 +153,12 @@ private:
 
 void FunctionBuilder::createBuffers() {
   firstBuffer = static_cast<BufferId>(module.buffers.size());
+  size_t count = graph.inputs.size() + graph.constants.size() + graph.buffers.size();
+  // Geometric, as push_back grows: one function after another must not
+  // reallocate every time.
+  if (module.buffers.capacity() < module.buffers.size() + count)
+    module.buffers.reserve(std::max(module.buffers.size() + count, 2 * module.buffers.capacity()));
+  names.reserve(count);
   for (const graph::Input &input : graph.inputs) {
     BufferInfo info;
     info.name = input.name;
@@ -378,7 +387,11 @@ void FunctionBuilder::buildNode(const graph::Node &node) {
             // guard a comment against line breaks.
             std::string_view text = c.text;
             while (true) {
-              size_t nl = text.find_first_of("\r\n");
+              // (find_first_of calls memchr once per byte of the comment.)
+              auto end = std::find_if(text.begin(), text.end(),
+                                      [](char ch) { return ch == '\r' || ch == '\n'; });
+              size_t nl = end == text.end() ? std::string_view::npos
+                                            : static_cast<size_t>(end - text.begin());
               emit(CommentLine{std::string(text.substr(0, nl))});
               if (nl == std::string_view::npos)
                 break;
@@ -406,7 +419,7 @@ void FunctionBuilder::buildNode(const graph::Node &node) {
       node.body);
 }
 
-bool FunctionBuilder::build() {
+bool FunctionBuilder::build(graph::Graph *consumed) {
   function.name = graph.name;
   function.isSubgraph = index != 0;
   createBuffers();
@@ -418,8 +431,17 @@ bool FunctionBuilder::build() {
       if (module.buffers[b].kind == BufferKind::Input)
         emit(AssertSizeStrideLine{b, module.buffers[b].layout.size,
                                   module.buffers[b].layout.stride, ""});
-  for (const graph::Node &node : graph.nodes)
-    buildNode(node);
+  // The lines a node becomes are usually its largest part, so the function's
+  // lines get room for two per node up front; untouched room costs no memory.
+  function.lines.reserve(function.lines.size() + 2 * graph.nodes.size() + graph.buffers.size() +
+                         2 * graph.inputs.size() + 16);
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    buildNode(graph.nodes[i]);
+    // The graph and its IR would otherwise both be alive at the end of this
+    // pass, the peak of a large compilation.
+    if (consumed)
+      consumed->nodes[i] = graph::Node{};
+  }
   OutputLine output;
   output.outputs = convertAll(graph.outputs);
   emit(std::move(output));
@@ -431,24 +453,38 @@ bool FunctionBuilder::build() {
 } // namespace
 
 bool buildWrapperIR(ir::Module &module, PassContext &ctx) {
-  const graph::Document &doc = ctx.document;
+  if (!ctx.document)
+    throw InternalError("build-wrapper-ir needs the graph document, which was already freed");
+  const graph::Document &doc = *ctx.document;
   module = ir::Module{};
   module.name = doc.main.name;
-  module.kernels = doc.kernels;
+  std::unordered_map<std::string, KernelId> kernels;
+  for (KernelId k = 0; k < doc.kernels.size(); ++k)
+    kernels.emplace(doc.kernels[k].name, k);
+  // Kernel sources are most of a document: an owned document gives them up
+  // rather than have them copied.
+  if (ctx.ownedDocument)
+    module.kernels = std::move(ctx.ownedDocument->kernels);
+  else
+    module.kernels = doc.kernels;
   module.symbols = doc.main.symbols;
   module.functions.resize(1 + doc.subgraphs.size());
   std::unordered_map<std::string, unsigned> subgraphs;
   for (unsigned i = 0; i < doc.subgraphs.size(); ++i)
     subgraphs.emplace(doc.subgraphs[i].name, i + 1);
-  std::unordered_map<std::string, KernelId> kernels;
-  for (KernelId k = 0; k < doc.kernels.size(); ++k)
-    kernels.emplace(doc.kernels[k].name, k);
   std::unordered_set<KernelId> definedKernels;
-  bool ok = FunctionBuilder(module, 0, doc.main, ctx, subgraphs, kernels, definedKernels).build();
+  graph::Document *owned = ctx.ownedDocument.get();
+  bool ok = FunctionBuilder(module, 0, doc.main, ctx, subgraphs, kernels, definedKernels)
+                .build(owned ? &owned->main : nullptr);
   for (unsigned i = 0; i < doc.subgraphs.size(); ++i)
     ok &= FunctionBuilder(module, i + 1, doc.subgraphs[i], ctx, subgraphs, kernels,
                           definedKernels)
-              .build();
+              .build(owned ? &owned->subgraphs[i] : nullptr);
+  // The IR holds everything later passes need.
+  if (ctx.ownedDocument) {
+    ctx.document = nullptr;
+    ctx.ownedDocument.reset();
+  }
   return ok;
 }
 

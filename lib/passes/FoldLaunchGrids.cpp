@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace wirc::passes {
 
@@ -146,6 +147,50 @@ std::optional<Grid> GridFolder::fold(const graph::KernelConfig &config, size_t c
   return grid;
 }
 
+/// Folded grids by what they depend on: the kernel, the call's numels and its
+/// fixed grid. Graphs launch the same few kernels with the same numels over
+/// and over, and folding is symbolic division. Only successful folds are
+/// kept, so every failing call still reports its own diagnostics.
+class GridCache {
+public:
+  const std::vector<Grid> *find(const KernelCallLine &call) const {
+    auto it = entries.find(hashOf(call));
+    if (it == entries.end())
+      return nullptr;
+    for (const Entry &entry : it->second)
+      if (entry.kernel == call.kernel && entry.numels == call.numels &&
+          entry.fixedGrid == call.fixedGrid)
+        return &entry.grids;
+    return nullptr;
+  }
+
+  void insert(const KernelCallLine &call, const std::vector<Grid> &grids) {
+    entries[hashOf(call)].push_back({call.kernel, call.numels, call.fixedGrid, grids});
+  }
+
+private:
+  struct Entry {
+    KernelId kernel;
+    std::vector<std::pair<std::string, sym::Expr>> numels;
+    std::optional<Grid> fixedGrid;
+    std::vector<Grid> grids;
+  };
+  std::unordered_map<size_t, std::vector<Entry>> entries;
+
+  static size_t hashOf(const KernelCallLine &call) {
+    size_t h = std::hash<KernelId>()(call.kernel);
+    auto mix = [&](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+    for (const auto &[name, value] : call.numels) {
+      mix(std::hash<std::string>()(name));
+      mix(value.hash());
+    }
+    if (call.fixedGrid)
+      for (const sym::Expr &dim : *call.fixedGrid)
+        mix(dim.hash());
+    return h;
+  }
+};
+
 } // namespace
 
 /// True if the grid has a dimension that is the constant 0.
@@ -156,6 +201,7 @@ static bool isEmpty(const Grid &grid) {
 
 bool foldLaunchGrids(Module &module, PassContext &ctx) {
   bool ok = true;
+  GridCache cache;
   for (Function &function : module.functions) {
     for (Line &line : function.lines) {
       auto *call = std::get_if<KernelCallLine>(&line);
@@ -163,15 +209,22 @@ bool foldLaunchGrids(Module &module, PassContext &ctx) {
         continue;
       const graph::Kernel &kernel = module.kernel(call->kernel);
       call->grids.clear();
-      GridFolder folder(*call, kernel, ctx);
-      for (size_t c = 0; c < kernel.configs.size(); ++c) {
-        auto grid = folder.fold(kernel.configs[c], c);
-        if (!grid) {
-          ok = false;
-          call->grids.clear();
-          break;
+      if (const std::vector<Grid> *grids = cache.find(*call)) {
+        call->grids = *grids;
+      } else {
+        GridFolder folder(*call, kernel, ctx);
+        bool folded = true;
+        for (size_t c = 0; c < kernel.configs.size(); ++c) {
+          auto grid = folder.fold(kernel.configs[c], c);
+          if (!grid) {
+            ok = folded = false;
+            call->grids.clear();
+            break;
+          }
+          call->grids.push_back(std::move(*grid));
         }
-        call->grids.push_back(std::move(*grid));
+        if (folded)
+          cache.insert(*call, call->grids);
       }
       // A launch that is empty under every config (a static numel of 0) does
       // nothing whichever config runs, so no emitter prints it. Empty grids

@@ -97,16 +97,23 @@ const StorageSize &StorageSizes::of(BufferId b) {
   StorageSize s;
   const graph::Layout &layout = module.buffer(b).layout;
   const int64_t itemsize = graph::dtypeSize(layout.dtype);
-  s.elements = elements.of(layout);
-  s.isStatic = s.elements.isConstant();
+  const sym::Expr &elementsExpr = elements.of(layout);
+  bool constantZero = false;
   for (const sym::Expr &size : layout.size)
     if (size.isConstant() && *size.constant() == 0)
-      s.isStatic = true; // empty whatever the other sizes are
+      constantZero = true;
   std::string error;
   bool empty = false;
   for (const sym::Expr &size : layout.size)
     if (auto v = sym::evaluate(size, hints, error); v && *v == 0)
       empty = true;
+  MemoKey key{&elementsExpr, itemsize, empty, constantZero};
+  if (auto it = memo.find(key); it != memo.end()) {
+    slot = it->second;
+    return *slot;
+  }
+  s.elements = elementsExpr;
+  s.isStatic = s.elements.isConstant() || constantZero; // empty whatever the other sizes are
   s.known = true;
   if (!empty) {
     std::optional<int64_t> elements = sym::evaluate(s.elements, hints, error);
@@ -123,6 +130,7 @@ const StorageSize &StorageSizes::of(BufferId b) {
   else
     s.paddedExpr = sym::ceilDiv(s.elements * sym::Expr(itemsize), sym::Expr(kAlignment)) *
                    sym::Expr(kAlignment);
+  memo.emplace(key, s);
   slot = std::move(s);
   return *slot;
 }

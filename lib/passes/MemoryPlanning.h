@@ -65,6 +65,23 @@ private:
   sym::SymbolValues hints;
   std::vector<std::optional<StorageSize>> sizes;
   ElementsCache elements;
+  /// Sizes by what they depend on: the elements (by their entry in
+  /// \c elements), the item size and whether the tensor is empty at the
+  /// hints or statically. Buffers share a few layouts; the padded
+  /// expression is symbolic division.
+  struct MemoKey {
+    const sym::Expr *elements;
+    int64_t itemsize;
+    bool empty, constantZero;
+    bool operator==(const MemoKey &) const = default;
+  };
+  struct MemoKeyHash {
+    size_t operator()(const MemoKey &key) const {
+      return std::hash<const void *>()(key.elements) * 31 + static_cast<size_t>(key.itemsize) * 4 +
+             key.empty * 2 + key.constantZero;
+    }
+  };
+  std::unordered_map<MemoKey, StorageSize, MemoKeyHash> memo;
 };
 
 /// The tensor a line gets from a kernel that allocates it (an extern

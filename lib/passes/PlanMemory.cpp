@@ -85,14 +85,21 @@ void planFunction(Module &module, Function &function) {
     frees[lastUse[b]].push_back(b);
   }
 
-  std::vector<Line> planned;
-  planned.reserve(function.lines.size() + numBuffers);
-  for (size_t i = 0; i < function.lines.size(); ++i) {
-    planned.push_back(std::move(function.lines[i]));
-    for (BufferId b : frees[i])
-      planned.push_back(FreeLine{b});
+  // The free lines go in place, from the back: a second vector of lines was
+  // a large part of the peak memory on big graphs, and the vector often has
+  // the room already.
+  size_t added = 0;
+  for (const std::vector<BufferId> &list : frees)
+    added += list.size();
+  size_t n = function.lines.size();
+  function.lines.resize(n + added);
+  size_t w = n + added;
+  for (size_t i = n; i-- > 0 && w != i + 1;) {
+    for (size_t k = frees[i].size(); k-- > 0;)
+      function.lines[--w] = FreeLine{frees[i][k]};
+    if (--w != i)
+      function.lines[w] = std::move(function.lines[i]);
   }
-  function.lines = std::move(planned);
 }
 
 /// Range add, range max over line positions: the estimated bytes live after
@@ -226,12 +233,17 @@ void reuseBuffers(Module &module, Function &function,
     dropLine[freeLine] = true;
     line = ReuseLine{old, a->buffer, /*deleteOld=*/true, /*inPlace=*/false};
   }
-  std::vector<Line> kept;
-  kept.reserve(function.lines.size());
+  // Compacted in place: a second vector of lines was a large part of the
+  // peak memory on big graphs.
+  size_t kept = 0;
   for (size_t i = 0; i < function.lines.size(); ++i)
-    if (!dropLine[i])
-      kept.push_back(std::move(function.lines[i]));
-  function.lines = std::move(kept);
+    if (!dropLine[i]) {
+      if (kept != i)
+        function.lines[kept] = std::move(function.lines[i]);
+      ++kept;
+    }
+  function.lines.erase(function.lines.begin() + static_cast<std::ptrdiff_t>(kept),
+                       function.lines.end());
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cstring>
 #include <fmt/format.h>
@@ -53,6 +54,17 @@ private:
     return false;
   }
 
+  /// Eight bytes of the text from \p at, as a little-endian word.
+  uint64_t word(size_t at) const {
+    uint64_t w;
+    std::memcpy(&w, text.data() + at, 8);
+    if constexpr (std::endian::native == std::endian::big)
+      w = __builtin_bswap64(w);
+    return w;
+  }
+  static constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  static constexpr uint64_t kHighs = 0x8080808080808080ULL;
+
   void skipSpace() {
     while (pos < text.size()) {
       char c = text[pos];
@@ -60,6 +72,25 @@ private:
         break;
       ++pos;
     }
+  }
+
+  /// The offset of the first byte at or after \p at that a string does not
+  /// copy as it is ('"', '\\', control bytes, non-ASCII), or the end.
+  size_t plainRun(size_t at) const {
+    while (at + 8 <= text.size()) {
+      uint64_t w = word(at);
+      // SWAR: a high bit in each byte that is below 0x20, equal to '"' or
+      // '\\', or non-ASCII (w itself has the high bit).
+      auto zeroByte = [](uint64_t x) { return (x - kOnes) & ~x & kHighs; };
+      uint64_t special = ((w - kOnes * 0x20) & ~w & kHighs) | zeroByte(w ^ (kOnes * '"')) |
+                         zeroByte(w ^ (kOnes * '\\')) | (w & kHighs);
+      if (special)
+        return at + static_cast<size_t>(std::countr_zero(special)) / 8;
+      at += 8;
+    }
+    while (at < text.size() && kPlain[static_cast<unsigned char>(text[at])])
+      ++at;
+    return at;
   }
 
   uint32_t newNode(value_t type) {
@@ -97,7 +128,7 @@ private:
       std::string_view s;
       if (!parseString(s))
         return false;
-      doc.nodes[n].text = s;
+      doc.nodes[n].setText(s);
       return true;
     }
     case 't': {
@@ -151,7 +182,7 @@ private:
     std::string_view spelling = text.substr(start, pos - start);
     uint32_t n = newNode(value_t::number_float);
     Document::Node &node = doc.nodes[n];
-    node.text = spelling;
+    node.setText(spelling);
     const char *first = spelling.data();
     const char *last = first + spelling.size();
     if (integral) {
@@ -261,9 +292,7 @@ private:
     while (true) {
       // Most of a document is plain ASCII: skip runs of it in a tight loop
       // and copy them in one piece.
-      size_t run = pos;
-      while (run < text.size() && kPlain[static_cast<unsigned char>(text[run])])
-        ++run;
+      size_t run = plainRun(pos);
       if (decoded)
         decoded->append(text.data() + pos, run - pos);
       pos = run;
@@ -332,6 +361,8 @@ private:
       pos += length;
     }
     out = decoded ? std::string_view(*decoded) : text.substr(start, pos - start);
+    if (out.size() > UINT32_MAX)
+      return fail("string is longer than 4 GiB");
     ++pos; // closing quote
     return true;
   }
@@ -368,6 +399,40 @@ private:
     node.count = static_cast<uint32_t>(scratch.size() - base);
     doc.children.insert(doc.children.end(), scratch.begin() + base, scratch.end());
     scratch.resize(base);
+    return true;
+  }
+
+  static bool sameKey(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && (a.empty() || a[0] == b[0]) && a == b;
+  }
+
+  /// Fails on a name that occurs twice among the members from \p base on.
+  /// Graph objects have a handful of members: compare pairs in place; sort a
+  /// copy only for large objects, which keeps this O(n log n) for any size.
+  bool checkDuplicateKeys(size_t base) {
+    size_t count = memberScratch.size() - base;
+    if (count <= 16) {
+      // Report the smallest duplicate name, as the sorted scan below does.
+      const std::string_view *duplicate = nullptr;
+      for (size_t i = base; i < memberScratch.size(); ++i)
+        for (size_t j = i + 1; j < memberScratch.size(); ++j)
+          if (sameKey(memberScratch[i].key, memberScratch[j].key) &&
+              (!duplicate || memberScratch[i].key < *duplicate))
+            duplicate = &memberScratch[i].key;
+      if (duplicate)
+        return fail(fmt::format("duplicate member name \"{}\" in an object",
+                                duplicate->substr(0, 60)));
+      return true;
+    }
+    std::vector<std::string_view> keys;
+    keys.reserve(count);
+    for (size_t i = base; i < memberScratch.size(); ++i)
+      keys.push_back(memberScratch[i].key);
+    std::sort(keys.begin(), keys.end());
+    for (size_t i = 1; i < keys.size(); ++i)
+      if (keys[i] == keys[i - 1])
+        return fail(fmt::format("duplicate member name \"{}\" in an object",
+                                keys[i].substr(0, 60)));
     return true;
   }
 
@@ -410,16 +475,8 @@ private:
       return fail(fmt::format("unexpected {}; expected ',' or '}}' in an object", describe()));
     }
     // Duplicate names are ambiguous: reject them rather than pick one.
-    // Sorting a copy keeps this O(n log n) for objects of any size.
-    std::vector<std::string_view> keys;
-    keys.reserve(memberScratch.size() - base);
-    for (size_t i = base; i < memberScratch.size(); ++i)
-      keys.push_back(memberScratch[i].key);
-    std::sort(keys.begin(), keys.end());
-    for (size_t i = 1; i < keys.size(); ++i)
-      if (keys[i] == keys[i - 1])
-        return fail(fmt::format("duplicate member name \"{}\" in an object",
-                                keys[i].substr(0, 60)));
+    if (!checkDuplicateKeys(base))
+      return false;
     Document::Node &node = doc.nodes[n];
     node.first = static_cast<uint32_t>(doc.members.size());
     node.count = static_cast<uint32_t>(memberScratch.size() - base);
@@ -454,12 +511,24 @@ std::optional<Value> Value::find(std::string_view key) const {
   const Document::Node &node = doc->nodes[index];
   if (node.type != value_t::object)
     return std::nullopt;
+  // Keys are short and mostly differ in length or first byte: test those,
+  // and compare the rest in place rather than through memcmp.
   for (uint32_t i = 0; i < node.count; ++i) {
     const Document::MemberRef &m = doc->members[node.first + i];
-    if (m.key == key)
+    if (m.key.size() != key.size() || (!key.empty() && m.key[0] != key[0]))
+      continue;
+    size_t j = 1;
+    while (j < key.size() && m.key[j] == key[j])
+      ++j;
+    if (j >= key.size())
       return Value(doc, m.value);
   }
   return std::nullopt;
+}
+
+Member Value::member(size_t i) const {
+  const Document::MemberRef &m = doc->members[doc->nodes[index].first + i];
+  return {m.key, Value(doc, m.value)};
 }
 
 std::vector<Member> Value::items() const {
@@ -495,7 +564,7 @@ double Value::getDouble() const {
   }
 }
 
-std::string_view Value::str() const { return doc->nodes[index].text; }
+std::string_view Value::str() const { return doc->nodes[index].text(); }
 
 std::string Value::dump() const {
   const Document::Node &node = doc->nodes[index];
@@ -507,9 +576,9 @@ std::string Value::dump() const {
   case value_t::number_integer:
   case value_t::number_unsigned:
   case value_t::number_float:
-    return std::string(node.text);
+    return std::string(node.text());
   case value_t::string:
-    return fmt::format("\"{}\"", node.text.substr(0, 60));
+    return fmt::format("\"{}\"", node.text().substr(0, 60));
   case value_t::array:
     return "[...]";
   case value_t::object:

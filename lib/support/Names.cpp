@@ -56,6 +56,25 @@ constexpr std::array<std::string_view, 30> kWrapperNames = {
 bool sortedContains(const auto &table, std::string_view name) {
   return std::binary_search(table.begin(), table.end(), name);
 }
+
+/// The last bytes of the reserved names above. Most graph names end in a
+/// digit (buf12, primals_3), which almost no reserved name does: a name whose
+/// last byte is not here needs no search of the tables.
+constexpr std::array<bool, 256> kReservedLastByte = [] {
+  std::array<bool, 256> last{};
+  auto add = [&](const auto &table) {
+    for (std::string_view name : table)
+      last[static_cast<unsigned char>(name.back())] = true;
+  };
+  add(kPythonKeywords);
+  add(kCppKeywords);
+  add(kWrapperNames);
+  return last;
+}();
+
+bool mayBeReserved(std::string_view name) {
+  return kReservedLastByte[static_cast<unsigned char>(name.back())];
+}
 } // namespace
 
 bool isPlainIdentifier(std::string_view name) {
@@ -77,7 +96,7 @@ std::optional<std::string> checkKeywordName(std::string_view name) {
     return fmt::format("is longer than {} characters", kMaxNameLength);
   if (!isPlainIdentifier(name))
     return std::string("is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
-  if (sortedContains(kPythonKeywords, name))
+  if (mayBeReserved(name) && sortedContains(kPythonKeywords, name))
     return std::string("is a Python keyword");
   // Leading double underscores are reserved in C++ and mangled in Python
   // classes.
@@ -91,9 +110,9 @@ std::optional<std::string> checkIdentifier(std::string_view name) {
   // then C++'s and the wrappers' own names (wirc_* included).
   if (auto why = checkKeywordName(name))
     return why;
-  if (sortedContains(kCppKeywords, name))
+  if (mayBeReserved(name) && sortedContains(kCppKeywords, name))
     return std::string("is a C++ keyword");
-  if (sortedContains(kWrapperNames, name))
+  if (mayBeReserved(name) && sortedContains(kWrapperNames, name))
     return std::string("is reserved for the emitted wrapper's own names");
   if (name.starts_with("wirc_"))
     return std::string("starts with 'wirc_', which is reserved for wirc");

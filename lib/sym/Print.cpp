@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <ostream>
 #include <stdexcept>
 
@@ -22,6 +23,12 @@ using detail::isKind;
 using detail::opsOf;
 
 namespace {
+
+/// Integers are most of what sizes print: no temporary string per literal.
+void appendInt(std::string &out, int64_t value) {
+  char buffer[24];
+  out.append(buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr);
+}
 
 constexpr int kPrecMod = 35;
 constexpr int kPrecAdd = 40;
@@ -169,7 +176,7 @@ private:
     std::span<const Expr> ops = e.operands();
     switch (e.kind()) {
     case ExprKind::Integer:
-      out += fmt::format("{}", intValue(e));
+      appendInt(out, intValue(e));
       return;
     case ExprKind::Symbol:
       out += e.symbolName();
@@ -248,7 +255,7 @@ public:
     std::span<const Expr> ops = e.operands();
     switch (e.kind()) {
     case ExprKind::Integer:
-      out += fmt::format("{}", intValue(e));
+      appendInt(out, intValue(e));
       return;
     case ExprKind::Symbol:
       out += e.symbolName();
@@ -472,6 +479,8 @@ std::string printPython(const Expr &e) {
   PythonPrinter().emit(e, out);
   return out;
 }
+
+void printPython(const Expr &e, std::string &out) { PythonPrinter().emit(e, out); }
 
 std::string printCpp(const Expr &e) {
   std::string out;

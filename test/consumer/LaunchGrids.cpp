@@ -103,7 +103,7 @@ int printLineKinds(const std::string &path) {
     return static_cast<int>(wirc::ExitCode::UserError);
   wirc::ir::Module module;
   wirc::passes::CompileOptions options;
-  wirc::passes::PassContext context{*document, options, diag};
+  wirc::passes::PassContext context{document.get(), options, diag};
   if (!wirc::passes::runPipeline(wirc::passes::buildDefaultPipeline(), module, context))
     return static_cast<int>(wirc::ExitCode::UserError);
 

@@ -40,7 +40,7 @@ void compileAndEmit(const graph::Document &document, const passes::CompileOption
     return graph::locateJsonPointer(text, pointer);
   });
   ir::Module module;
-  passes::PassContext context{document, options, diag};
+  passes::PassContext context{&document, options, diag};
   if (!passes::runPipeline(passes::buildDefaultPipeline(), module, context)) {
     if (!diag.hasErrors())
       finding("the pipeline failed without reporting an error");

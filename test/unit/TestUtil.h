@@ -34,7 +34,7 @@ inline std::string firstError(const DiagnosticEngine &diag) {
 /// Runs the default pipeline; returns false on a user error.
 inline bool compile(const graph::Document &doc, ir::Module &module, DiagnosticEngine &diag,
                     passes::CompileOptions options = {}) {
-  passes::PassContext ctx{doc, options, diag};
+  passes::PassContext ctx{&doc, options, diag};
   return passes::runPipeline(passes::buildDefaultPipeline(), module, ctx);
 }
 

@@ -141,7 +141,7 @@ std::optional<GraphFigures> planGraph(const graph::Document &document, passes::M
   options.memoryPlan = plan;
   options.verifyPlan = true;
   ir::Module module;
-  passes::PassContext context{document, options, diag};
+  passes::PassContext context{&document, options, diag};
   auto start = std::chrono::steady_clock::now();
   if (!passes::runPipeline(passes::buildDefaultPipeline(), module, context))
     return std::nullopt;

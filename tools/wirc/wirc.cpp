@@ -17,6 +17,10 @@
 #include <iostream>
 #include <new>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 namespace {
 
 int toInt(wirc::ExitCode code) { return static_cast<int>(code); }
@@ -287,6 +291,13 @@ int run(int argc, char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
+#ifdef __GLIBC__
+  // Large buffers (the input text, line vectors, the emitted text) come and
+  // go between stages. A fixed mmap threshold gives them back to the system
+  // when freed; glibc's adaptive one moved them onto the heap, where freed
+  // space stayed resident and the peak depended on allocation order.
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
   try {
     return run(argc, argv);
   } catch (const wirc::InternalError &e) {

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -81,6 +82,43 @@ struct View {
   sym::Expr offset;
 };
 
+/// An optional value kept out of line, for rare, large members: it takes a
+/// pointer's room where absent, which is where most graph values are (a
+/// View is over 100 bytes, and every kernel argument carried two). Copies are
+/// deep; the interface is std::optional's.
+template <typename T> class OutOfLine {
+public:
+  OutOfLine() = default;
+  OutOfLine(std::nullopt_t) {}
+  OutOfLine(const T &value) : ptr(std::make_unique<T>(value)) {}
+  OutOfLine(T &&value) : ptr(std::make_unique<T>(std::move(value))) {}
+  OutOfLine(const OutOfLine &other) : ptr(other.ptr ? std::make_unique<T>(*other.ptr) : nullptr) {}
+  OutOfLine(OutOfLine &&) noexcept = default;
+  OutOfLine &operator=(const OutOfLine &other) {
+    if (this != &other)
+      ptr = other.ptr ? std::make_unique<T>(*other.ptr) : nullptr;
+    return *this;
+  }
+  OutOfLine &operator=(OutOfLine &&) noexcept = default;
+  OutOfLine &operator=(std::nullopt_t) {
+    ptr.reset();
+    return *this;
+  }
+  OutOfLine &operator=(const T &value) { return *this = OutOfLine(value); }
+  OutOfLine &operator=(T &&value) { return *this = OutOfLine(std::move(value)); }
+
+  bool has_value() const { return ptr != nullptr; }
+  explicit operator bool() const { return has_value(); }
+  T &operator*() { return *ptr; }
+  const T &operator*() const { return *ptr; }
+  T *operator->() { return ptr.get(); }
+  const T *operator->() const { return ptr.get(); }
+  void reset() { ptr.reset(); }
+
+private:
+  std::unique_ptr<T> ptr;
+};
+
 /// A value passed to an extern kernel, a fallback, a condition or returned as
 /// an output. Lists and tuples nest.
 struct Value {
@@ -106,7 +144,7 @@ struct Value {
   sym::Expr expr;
   DType dtype = DType::Float32;
   Device device;
-  std::optional<View> view;
+  OutOfLine<View> view;
   std::vector<Value> items;
 };
 
@@ -226,7 +264,7 @@ struct KernelArg {
   ArgRole role = ArgRole::Input;
   std::string name;   ///< the parameter name if the document gives one
   std::string buffer; ///< Input, Output, InOut, Removed: the tensor
-  std::optional<View> view; ///< Input/Output/InOut through a reinterpret view
+  OutOfLine<View> view; ///< Input/Output/InOut through a reinterpret view
   /// InOut: the buffer name the kernel's result carries (Inductor's in-place
   /// reuse, `buf3 = buf1; del buf1`); empty when it keeps the input's name.
   std::string result;
@@ -247,7 +285,7 @@ struct ExternNode {
   std::string op;
   std::vector<Value> args;
   std::vector<std::pair<std::string, Value>> kwargs;
-  std::optional<Value> out;      ///< out= form: the buffer (or view) written
+  OutOfLine<Value> out;          ///< out= form: the buffer (or view) written
   std::optional<std::string> result; ///< allocating form: the buffer returned
   std::vector<std::string> mutated; ///< inputs the op writes in place
   bool fallback = false;         ///< an aten fallback rather than an extern kernel

@@ -7,6 +7,7 @@
 #include "wirc/support/Diagnostics.h"
 
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -50,9 +51,15 @@ std::string formatMemoryStats(const ir::Module &module);
 
 /// What a pass sees besides the module.
 struct PassContext {
-  const graph::Document &document;
+  /// The graph being compiled. Only build-wrapper-ir reads it; it is null
+  /// after that pass when the context owns it (\c ownedDocument).
+  const graph::Document *document;
   const CompileOptions &options;
   DiagnosticEngine &diag;
+  /// Set when the pipeline may free the document: build-wrapper-ir then moves
+  /// the kernels into the module and frees the rest once the IR is built, so
+  /// a large graph and its IR are not both alive for the rest of the pipeline.
+  std::unique_ptr<graph::Document> ownedDocument = nullptr;
 };
 
 /// A pass returns false after reporting a user error to the context's

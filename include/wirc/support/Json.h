@@ -72,6 +72,9 @@ public:
 
   /// The members of an object, in document order.
   std::vector<Member> items() const;
+  /// The \p index-th member of an object (below size()), without building
+  /// the vector items() returns.
+  Member member(size_t index) const;
 
   bool getBool() const;
   int64_t getInt() const;    ///< number_integer only
@@ -120,18 +123,26 @@ public:
 private:
   friend class Value;
   friend class Parser;
+  /// 24 bytes: a large document has millions of these.
   struct Node {
     Value::value_t type = Value::value_t::null;
     bool boolean = false;
-    uint32_t count = 0; ///< array elements or object members
-    uint32_t first = 0; ///< first entry in `children` (arrays) or `members` (objects)
+    /// Arrays and objects: elements or members. Strings and numbers: bytes
+    /// of `data`.
+    uint32_t count = 0;
     union {
       int64_t i;
       uint64_t u;
       double d;
+      uint32_t first; ///< first entry in `children` (arrays) or `members` (objects)
     };
-    std::string_view text; ///< strings (decoded), numbers (source spelling)
+    const char *data = nullptr; ///< strings (decoded), numbers (source spelling)
     Node() : i(0) {}
+    std::string_view text() const { return {data, count}; }
+    void setText(std::string_view s) {
+      data = s.data();
+      count = static_cast<uint32_t>(s.size());
+    }
   };
   struct MemberRef {
     std::string_view key;

@@ -282,6 +282,8 @@ std::string printFx(const Expr &e);
 /// `a % b`, `((x // d) % m)`, `min(a, b)`. A valid Python expression whose
 /// value equals evaluate() (Python ints never overflow).
 std::string printPython(const Expr &e);
+/// printPython(e) appended to \p out, for emitters that build one text.
+void printPython(const Expr &e, std::string &out);
 
 /// A C++ expression of type int64_t without undefined behaviour: literals as
 /// `INT64_C(5)`, every operation through the checked helpers of
