@@ -48,9 +48,11 @@ void compileAndEmit(const graph::Document &document, const passes::CompileOption
   }
   (void)ir::printModule(module);
   // Every emit option that changes output, one at a time.
-  std::vector<emit::EmitOptions> variants(3);
+  std::vector<emit::EmitOptions> variants(5);
   variants[1].fxLegacyGrid = true;
   variants[2].fxBackend = "backends.example:compile";
+  variants[3].cppExtern = emit::EmitOptions::CppExtern::Hooks;
+  variants[4].cppAbi = emit::EmitOptions::CppAbi::Aoti; // schemas parsed from the input
   for (const emit::EmitterInfo *info : emit::registeredEmitters()) {
     for (const emit::EmitOptions &emitOptions : variants) {
       try {
