@@ -1,13 +1,16 @@
 """Compiles the C++ wrapper of every corpus graph, both ABIs, with the C++ compiler.
 
-usage: run_corpus_cpp.py WIRC FIXTURES_DIR CXX WIRC_INCLUDE CUDA_INCLUDE AOTI_INCLUDE
+usage: run_corpus_cpp.py WIRC FIXTURES_DIR CXX WIRC_INCLUDE CUDA_INCLUDE AOTI_INCLUDE [LINK_FLAGS]
 
 The committed graphs carry no compiled kernels, so each gets a stub PTX per
 config (only the host code is checked). Each graph is emitted with
 --emit=cpp --cpp-extern=hooks (the standalone wrapper) and with
 --cpp-abi=aoti, and each wrapper must compile with every warning an error
-(-fsyntax-only: against the CUDA headers and, for AOTI, the shim's
-declarations in AOTI_INCLUDE). Prints one line per graph and a summary.
+(against the CUDA headers and, for AOTI, the shim's declarations in
+AOTI_INCLUDE). With LINK_FLAGS (the CUDA driver stub: -L DIR -lcuda), the
+standalone wrapper is also linked into a shared library with no undefined
+symbol; the AOTI one, which needs libtorch, is only compiled (-fsyntax-only).
+Prints one line per graph and a summary.
 """
 import concurrent.futures
 import json
@@ -17,6 +20,7 @@ import sys
 import tempfile
 
 wirc, root, cxx, include, cuda_include, aoti_include = sys.argv[1:7]
+link_flags = sys.argv[7].split() if len(sys.argv) > 7 else []
 graphs = sorted(os.path.join(d, f) for d, _, files in os.walk(root) for f in files
                 if f.endswith(".json"))
 MODES = {"hooks": ["--cpp-extern=hooks"], "aoti": ["--cpp-abi=aoti"]}
@@ -41,10 +45,15 @@ def check(graph: str) -> list:
             if r.returncode != 0:
                 failures.append(f"FAIL {name} {mode}: wirc: {r.stderr.strip()[:400]}")
                 continue
-            command = [cxx, "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
-                       f"-I{include}", f"-I{cuda_include}", cpp]
-            if mode == "aoti":
-                command.insert(-1, f"-I{aoti_include}")
+            command = [cxx, "-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{include}",
+                       f"-I{cuda_include}", cpp]
+            if mode == "aoti" or not link_flags:
+                command += ["-fsyntax-only"]
+                if mode == "aoti":
+                    command.insert(-2, f"-I{aoti_include}")
+            else:
+                command += ["-O0", "-shared", "-fPIC", "-Wl,--no-undefined", "-o",
+                            os.path.join(tmp, "wrapper.so"), *link_flags]
             r = subprocess.run(command, capture_output=True, text=True)
             if r.returncode != 0:
                 failures.append(f"FAIL {name} {mode}: {r.stderr.strip()[:600]}")
