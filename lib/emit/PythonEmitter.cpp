@@ -500,21 +500,40 @@ void PythonEmitter::function(const Function &fn) {
 
 void PythonEmitter::harness() {
   const sym::SymbolValues hints = module.hints();
-  auto atHints = [&](const std::vector<sym::Expr> &list) {
-    std::vector<std::string> items;
-    for (const sym::Expr &e : list) {
+  // Appended in place: graphs with hundreds of parameters spend most of the
+  // harness on these lines.
+  auto appendAtHints = [&](std::string &text, const std::vector<sym::Expr> &list) {
+    text += '(';
+    for (size_t i = 0; i < list.size(); ++i) {
       std::string error;
-      auto v = sym::evaluate(e, hints, error);
+      auto v = sym::evaluate(list[i], hints, error);
       if (!v)
         throw InternalError("size hint evaluation failed after validation: " + error);
-      items.push_back(std::to_string(*v));
+      if (i)
+        text += ", ";
+      char digits[24];
+      text.append(digits, std::to_chars(digits, digits + sizeof digits, *v).ptr);
     }
-    return pyTuple(items);
+    text += list.size() == 1 ? ", )" : ")";
+  };
+  auto appendRandStrided = [&](std::string &text, const BufferInfo &info) {
+    text += "rand_strided(";
+    appendAtHints(text, info.layout.size);
+    text += ", ";
+    appendAtHints(text, info.layout.stride);
+    text += ", device='";
+    if (info.layout.device.kind == graph::Device::Kind::CPU)
+      text += "cpu";
+    else
+      fmt::format_to(std::back_inserter(text), "cuda:{}", info.layout.device.index);
+    text += "', dtype=torch.";
+    text += graph::dtypeName(info.layout.dtype);
+    text += ')';
   };
   auto randStrided = [&](const BufferInfo &info) {
-    return fmt::format("rand_strided({}, {}, device='{}', dtype=torch.{})",
-                       atHints(info.layout.size), atHints(info.layout.stride),
-                       graph::deviceName(info.layout.device), graph::dtypeName(info.layout.dtype));
+    std::string text;
+    appendRandStrided(text, info);
+    return text;
   };
   out += "\n\ndef benchmark_compiled_module(times=10, repeat=10):\n";
   out += "    from torch._dynamo.testing import rand_strided\n";
@@ -527,18 +546,22 @@ void PythonEmitter::harness() {
   std::string callArgs;
   for (BufferId b : module.main().inputs) {
     const BufferInfo &info = module.buffer(b);
-    std::string init;
+    out += "    ";
+    out += info.name;
+    out += " = ";
     if (info.kind == BufferKind::Input) {
-      init = randStrided(info);
+      appendRandStrided(out, info);
     } else if (info.kind == BufferKind::SymbolInput) {
-      init = std::to_string(hints.at(info.name));
+      out += std::to_string(hints.at(info.name));
     } else {
-      init = info.layout.dtype == graph::DType::Bool      ? "False"
+      out += info.layout.dtype == graph::DType::Bool      ? "False"
              : info.layout.dtype == graph::DType::Float64 ? "1.0"
                                                           : "1";
     }
-    out += fmt::format("    {} = {}\n", info.name, init);
-    callArgs += (callArgs.empty() ? "" : ", ") + info.name;
+    out += '\n';
+    if (!callArgs.empty())
+      callArgs += ", ";
+    callArgs += info.name;
   }
   out += fmt::format("    fn = lambda: call([{}])\n", callArgs);
   out += "    return print_performance(fn, times=times, repeat=repeat)\n";

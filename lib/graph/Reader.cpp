@@ -15,9 +15,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <initializer_list>
 #include <limits>
+#include <memory>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -48,6 +50,7 @@ public:
   }
 
 private:
+  friend class SavedPtr;
   static constexpr size_t kNoIndex = static_cast<size_t>(-1);
   Ptr(const Ptr *parent, std::string_view key, size_t index)
       : parent(parent), key(key), index(index) {}
@@ -58,6 +61,10 @@ private:
       return;
     }
     parent->append(out);
+    appendSegment(out, key, index);
+  }
+
+  static void appendSegment(std::string &out, std::string_view key, size_t index) {
     out += '/';
     if (index != kNoIndex) {
       char digits[24];
@@ -82,6 +89,69 @@ private:
   std::string_view base;
   std::string_view key;
   size_t index = kNoIndex;
+};
+
+/// A Ptr kept beyond the chain it was made from (where a name was defined),
+/// still spelled only if a diagnostic needs it. Its base and keys must
+/// outlive it; a chain of more than kMaxSegments below its base is spelled
+/// at once.
+class SavedPtr {
+public:
+  explicit SavedPtr(const Ptr &pointer) {
+    const Ptr *chain[kMaxSegments];
+    const Ptr *p = &pointer;
+    while (p->parent) {
+      if (depth == kMaxSegments || (p->index != Ptr::kNoIndex && p->index >= kNoIndex) ||
+          p->key.size() > UINT32_MAX) {
+        spelled = std::make_unique<std::string>(pointer.str());
+        return;
+      }
+      chain[depth++] = p;
+      p = p->parent;
+    }
+    if (p->base.size() > UINT32_MAX) {
+      spelled = std::make_unique<std::string>(pointer.str());
+      return;
+    }
+    base = p->base.data();
+    baseSize = static_cast<uint32_t>(p->base.size());
+    for (unsigned i = 0; i < depth; ++i) {
+      const Ptr *q = chain[depth - 1 - i];
+      segments[i] = {q->key.data(), static_cast<uint32_t>(q->key.size()),
+                     q->index == Ptr::kNoIndex ? kNoIndex : static_cast<uint32_t>(q->index)};
+    }
+  }
+  SavedPtr(const SavedPtr &other)
+      : base(other.base), baseSize(other.baseSize), depth(other.depth),
+        spelled(other.spelled ? std::make_unique<std::string>(*other.spelled) : nullptr) {
+    std::copy(std::begin(other.segments), std::end(other.segments), std::begin(segments));
+  }
+  SavedPtr(SavedPtr &&) noexcept = default;
+
+  std::string str() const {
+    if (spelled)
+      return *spelled;
+    std::string out(base, baseSize);
+    for (unsigned i = 0; i < depth; ++i)
+      Ptr::appendSegment(out, {segments[i].key, segments[i].size},
+                         segments[i].index == kNoIndex ? Ptr::kNoIndex : segments[i].index);
+    return out;
+  }
+
+private:
+  // Packed: checkGraph keeps one per tensor definition of a graph.
+  static constexpr unsigned kMaxSegments = 3;
+  static constexpr uint32_t kNoIndex = UINT32_MAX;
+  struct Segment {
+    const char *key = nullptr;
+    uint32_t size = 0;
+    uint32_t index = kNoIndex;
+  };
+  const char *base = nullptr;
+  uint32_t baseSize = 0;
+  uint8_t depth = 0;
+  Segment segments[kMaxSegments];
+  std::unique_ptr<std::string> spelled;
 };
 
 Ptr child(const Ptr &pointer, std::string_view key) { return pointer.child(key); }
@@ -142,7 +212,7 @@ private:
   DiagnosticEngine &diag;
   const ReaderLimits &limits;
   std::unique_ptr<Document> doc;
-  std::unordered_map<std::string, std::string> globalNames; ///< name -> pointer
+  std::unordered_map<std::string, SavedPtr> globalNames; ///< name -> where it is defined
   std::unordered_map<std::string, size_t> subgraphIndex;
 
   // Diagnostics located by a lazily spelled JSON Pointer.
@@ -166,8 +236,11 @@ private:
   }
 
   /// Checks that \p value is an object whose keys are all in \p allowed.
+  /// With \p slots, also sets slots[k] to the member named allowed[k], if
+  /// any: one pass over the members instead of a search per field.
   bool expectObject(const Json &value, const Ptr &pointer,
-                    std::initializer_list<std::string_view> allowed, std::string_view what) {
+                    std::initializer_list<std::string_view> allowed, std::string_view what,
+                    std::optional<Json> *slots = nullptr) {
     if (!value.is_object()) {
       error(pointer, fmt::format("expected {} (an object), got {}", what, typeName(value)));
       return false;
@@ -175,12 +248,20 @@ private:
     bool ok = true;
     for (size_t i = 0, n = value.size(); i < n; ++i) {
       json::Member item = value.member(i);
+      std::string_view name = item.key();
       bool known = false;
-      for (std::string_view key : allowed)
-        if (key == item.key()) {
+      // Allowed keys mostly differ in length or first byte: test those
+      // before comparing bytes.
+      size_t k = 0;
+      for (std::string_view key : allowed) {
+        if (key.size() == name.size() && (key.empty() || key[0] == name[0]) && key == name) {
           known = true;
+          if (slots)
+            slots[k] = item.value();
           break;
         }
+        ++k;
+      }
       if (!known) {
         std::string list;
         for (std::string_view key : allowed)
@@ -191,6 +272,15 @@ private:
       }
     }
     return ok;
+  }
+
+  /// A required field found by expectObject: reports it missing as field()
+  /// does.
+  std::optional<Json> required(const std::optional<Json> &slot, const Ptr &pointer,
+                               std::string_view key, std::string_view what) {
+    if (!slot)
+      error(pointer, fmt::format("missing field '{}' in {}", key, what));
+    return slot;
   }
 
   std::optional<Json> field(const Json &object, const Ptr &pointer, std::string_view key,
@@ -247,13 +337,17 @@ private:
     auto name = getString(value, pointer);
     if (!name)
       return std::nullopt;
-    if (validNames.count(value.str()))
+    // Most names end in a digit (buf12, primals_3), and checking those is
+    // cheaper than hashing them; the others are checked once.
+    bool direct = !name->empty() && name->back() >= '1' && name->back() <= '9';
+    if (!direct && validNames.count(value.str()))
       return name;
     if (auto why = checkIdentifier(*name)) {
       error(pointer, fmt::format("{} name '{}' {}", what, printable(*name), *why));
       return std::nullopt;
     }
-    validNames.insert(value.str());
+    if (!direct)
+      validNames.insert(value.str());
     return name;
   }
 
@@ -376,12 +470,20 @@ private:
   bool readGraph(const Json &object, const Ptr &pointer, Graph &graph, bool topLevel);
   std::optional<Layout> readLayout(const Json &object, const Ptr &pointer,
                                    std::string_view what);
+  std::optional<Layout> readLayoutChecked(const Json &object, const Ptr &pointer,
+                                          std::string_view what);
+  bool layoutKey(const Json &object, std::string &key);
+  /// Layouts read without a problem, by layoutKey.
+  std::unordered_map<std::string, Layout> layoutCache;
+  std::string layoutKeyScratch;
   bool claimName(const std::string &name, const Ptr &pointer,
-                 std::unordered_map<std::string, std::string> &names);
+                 std::unordered_map<std::string, SavedPtr> &names);
   std::optional<Value> readValue(const Json &value, const Ptr &pointer, unsigned depth);
   std::optional<View> readView(const Json &value, const Ptr &pointer);
-  std::optional<Node> readNode(const Json &value, const Ptr &pointer);
-  std::optional<KernelArg> readKernelArg(const Json &value, const Ptr &pointer);
+  /// Reads into \p node, a default Node (in place: a graph has many).
+  bool readNode(const Json &value, const Ptr &pointer, Node &node);
+  /// Reads into \p arg, a default KernelArg (in place: a graph has many).
+  bool readKernelArg(const Json &value, const Ptr &pointer, KernelArg &arg);
   std::optional<std::string> readOpName(const Json &value, const Ptr &pointer);
 
   // --- Semantic step.
@@ -475,12 +577,11 @@ bool Reader::readHeader(const Json &root) {
 }
 
 bool Reader::claimName(const std::string &name, const Ptr &pointer,
-                       std::unordered_map<std::string, std::string> &names) {
-  auto [it, inserted] = names.try_emplace(name);
-  if (inserted)
-    it->second = pointer.str();
-  else {
-    error(pointer, fmt::format("duplicate name '{}'; first defined at {}", name, it->second));
+                       std::unordered_map<std::string, SavedPtr> &names) {
+  auto [it, inserted] = names.try_emplace(name, pointer);
+  if (!inserted) {
+    error(pointer,
+          fmt::format("duplicate name '{}'; first defined at {}", name, it->second.str()));
     return false;
   }
   return true;
@@ -606,7 +707,7 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const Ptr &pointer) 
   if (std::optional<Json> signature = field(value, pointer, "signature", false, "a kernel")) {
     Ptr sp = pointer + "/signature";
     if (expectType(*signature, sp, Json::value_t::array, "an array of parameters")) {
-      std::unordered_map<std::string, std::string> paramNames;
+      std::unordered_map<std::string, SavedPtr> paramNames;
       for (size_t i = 0; i < signature->size(); ++i) {
         Ptr pp = child(sp, i);
         const Json &p = (*signature)[i];
@@ -788,8 +889,79 @@ std::optional<KernelConfig> Reader::readConfig(const Json &value, const Ptr &poi
   return config;
 }
 
+/// The spelling of a layout's fields in \p object, as a cache key, or false
+/// where the fields are not a plain layout (missing, mistyped): those take
+/// the checked path, which reports them.
+bool Reader::layoutKey(const Json &object, std::string &key) {
+  std::optional<Json> slots[5];
+  static constexpr std::string_view kKeys[5] = {"dtype", "device", "size", "stride", "offset"};
+  for (size_t i = 0, n = object.size(); i < n; ++i) {
+    json::Member m = object.member(i);
+    for (size_t k = 0; k < 5; ++k)
+      if (m.key() == kKeys[k]) {
+        slots[k] = m.value();
+        break;
+      }
+  }
+  for (size_t k = 0; k < 4; ++k)
+    if (!slots[k])
+      return false;
+  if (!slots[0]->is_string() || !slots[1]->is_string() || !slots[2]->is_array() ||
+      !slots[3]->is_array())
+    return false;
+  key.clear();
+  // Length-prefixed pieces, so no two layouts share a key.
+  auto piece = [&](char tag, std::string_view text) {
+    uint32_t size = static_cast<uint32_t>(text.size());
+    key += tag;
+    key.append(reinterpret_cast<const char *>(&size), sizeof size);
+    key += text;
+  };
+  auto scalar = [&](const Json &v) {
+    if (v.type() == Json::value_t::number_integer)
+      piece('i', v.str());
+    else if (v.type() == Json::value_t::string)
+      piece('s', v.str());
+    else
+      return false;
+    return true;
+  };
+  piece('d', slots[0]->str());
+  piece('v', slots[1]->str());
+  for (size_t k = 2; k < 4; ++k) {
+    const Json &list = *slots[k];
+    piece('[', {});
+    for (size_t i = 0, n = list.size(); i < n; ++i)
+      if (!scalar(list[i]))
+        return false;
+  }
+  if (slots[4]) {
+    piece('o', {});
+    if (!scalar(*slots[4]))
+      return false;
+  }
+  return true;
+}
+
 std::optional<Layout> Reader::readLayout(const Json &object, const Ptr &pointer,
                                          std::string_view what) {
+  // Graphs repeat a few layouts thousands of times: a spelling that was read
+  // without a problem once reads the same again (expressions and hints are
+  // fixed by then), so it is checked once.
+  bool keyed = layoutKey(object, layoutKeyScratch);
+  if (keyed) {
+    if (auto it = layoutCache.find(layoutKeyScratch); it != layoutCache.end())
+      return it->second;
+  }
+  size_t errorsBefore = diag.numErrors();
+  std::optional<Layout> layout = readLayoutChecked(object, pointer, what);
+  if (keyed && layout && diag.numErrors() == errorsBefore)
+    layoutCache.emplace(layoutKeyScratch, *layout);
+  return layout;
+}
+
+std::optional<Layout> Reader::readLayoutChecked(const Json &object, const Ptr &pointer,
+                                                std::string_view what) {
   Layout layout;
   std::optional<Json> dtype = field(object, pointer, "dtype", true, what);
   std::optional<Json> device = field(object, pointer, "device", true, what);
@@ -1084,23 +1256,23 @@ std::optional<std::string> Reader::readOpName(const Json &value, const Ptr &poin
   return name;
 }
 
-std::optional<KernelArg> Reader::readKernelArg(const Json &value, const Ptr &pointer) {
+bool Reader::readKernelArg(const Json &value, const Ptr &pointer, KernelArg &arg) {
+  std::optional<Json> fields[7];
   if (!expectObject(value, pointer, {"role", "name", "buffer", "view", "result", "was", "value"},
-                    "a kernel argument"))
-    return std::nullopt;
-  std::optional<Json> role = field(value, pointer, "role", true, "a kernel argument");
+                    "a kernel argument", fields))
+    return false;
+  std::optional<Json> role = required(fields[0], pointer, "role", "a kernel argument");
   if (!role)
-    return std::nullopt;
+    return false;
   auto r = getString(*role, pointer + "/role");
   if (!r)
-    return std::nullopt;
-  KernelArg arg;
+    return false;
   static constexpr std::pair<std::string_view, ArgRole> kRoles[] = {
       {"input", ArgRole::Input},     {"output", ArgRole::Output}, {"in_out", ArgRole::InOut},
       {"removed", ArgRole::Removed}, {"size", ArgRole::Size},     {"scalar", ArgRole::Scalar}};
   bool known = false;
   for (auto [text, value2] : kRoles)
-    if (text == *r) {
+    if (text.size() == r->size() && text == *r) {
       arg.role = value2;
       known = true;
     }
@@ -1109,19 +1281,19 @@ std::optional<KernelArg> Reader::readKernelArg(const Json &value, const Ptr &poi
                fmt::format("unknown argument role '{}'; expected input, output, in_out, removed, "
                            "size or scalar",
                            printable(*r)));
-    return std::nullopt;
+    return false;
   }
-  if (std::optional<Json> name = field(value, pointer, "name", false, "a kernel argument")) {
+  if (const std::optional<Json> &name = fields[1]) {
     auto n = getName(*name, pointer + "/name", "parameter");
     if (!n)
-      return std::nullopt;
+      return false;
     arg.name = *n;
   }
-  std::optional<Json> buffer = field(value, pointer, "buffer", false, "a kernel argument");
-  std::optional<Json> view = field(value, pointer, "view", false, "a kernel argument");
-  std::optional<Json> result = field(value, pointer, "result", false, "a kernel argument");
-  std::optional<Json> was = field(value, pointer, "was", false, "a kernel argument");
-  std::optional<Json> scalar = field(value, pointer, "value", false, "a kernel argument");
+  const std::optional<Json> &buffer = fields[2];
+  const std::optional<Json> &view = fields[3];
+  const std::optional<Json> &result = fields[4];
+  const std::optional<Json> &was = fields[5];
+  const std::optional<Json> &scalar = fields[6];
   bool tensorRole = arg.role == ArgRole::Input || arg.role == ArgRole::Output ||
                     arg.role == ArgRole::InOut || arg.role == ArgRole::Removed;
   auto forbid = [&](const std::optional<Json> &present, const char *key,
@@ -1135,23 +1307,23 @@ std::optional<KernelArg> Reader::readKernelArg(const Json &value, const Ptr &poi
     ok &= forbid(scalar, "value", "is only for size and scalar arguments");
     if (buffer && view) {
       error(pointer, "a kernel argument has either 'buffer' or 'view', not both");
-      return std::nullopt;
+      return false;
     }
     if (buffer) {
       auto b = getName(*buffer, pointer + "/buffer", "buffer");
       if (!b)
-        return std::nullopt;
+        return false;
       arg.buffer = *b;
     } else if (view && arg.role != ArgRole::Removed) {
       auto v = readView(*view, pointer + "/view");
       if (!v)
-        return std::nullopt;
+        return false;
       arg.buffer = v->base;
       arg.view = std::move(*v);
     } else {
       error(pointer, fmt::format("missing field 'buffer' in a kernel argument with role '{}'",
                                       argRoleName(arg.role)));
-      return std::nullopt;
+      return false;
     }
   } else {
     ok &= forbid(buffer, "buffer", "is only for tensor arguments");
@@ -1159,20 +1331,20 @@ std::optional<KernelArg> Reader::readKernelArg(const Json &value, const Ptr &poi
     if (!scalar) {
       error(pointer, fmt::format("missing field 'value' in a kernel argument with role '{}'",
                                       argRoleName(arg.role)));
-      return std::nullopt;
+      return false;
     }
     auto v = readValue(*scalar, pointer + "/value", 0);
     if (!v)
-      return std::nullopt;
+      return false;
     bool isScalar = v->kind == Value::Kind::Int || v->kind == Value::Kind::Float ||
                     v->kind == Value::Kind::Bool || v->kind == Value::Kind::Expr;
     if (!isScalar) {
       error(pointer + "/value", "expected an integer, number, boolean or {\"expr\": ...}");
-      return std::nullopt;
+      return false;
     }
     if (arg.role == ArgRole::Size && v->kind != Value::Kind::Expr && v->kind != Value::Kind::Int) {
       error(pointer + "/value", "a size argument must be an integer or {\"expr\": ...}");
-      return std::nullopt;
+      return false;
     }
     arg.value = std::move(*v);
   }
@@ -1180,7 +1352,7 @@ std::optional<KernelArg> Reader::readKernelArg(const Json &value, const Ptr &poi
     if (result) {
       auto res = getName(*result, pointer + "/result", "buffer");
       if (!res)
-        return std::nullopt;
+        return false;
       arg.result = *res;
     }
   } else {
@@ -1190,7 +1362,7 @@ std::optional<KernelArg> Reader::readKernelArg(const Json &value, const Ptr &poi
     if (was) {
       auto w = getString(*was, pointer + "/was");
       if (!w)
-        return std::nullopt;
+        return false;
       if (*w == "output")
         arg.removedRole = ArgRole::Output;
       else if (*w == "in_out")
@@ -1200,29 +1372,28 @@ std::optional<KernelArg> Reader::readKernelArg(const Json &value, const Ptr &poi
       else {
         error(pointer + "/was", fmt::format("expected 'input', 'output' or 'in_out', got '{}'",
                                                  printable(*w)));
-        return std::nullopt;
+        return false;
       }
     }
   } else {
     ok &= forbid(was, "was", "is only for removed arguments");
   }
-  if (!ok)
-    return std::nullopt;
-  return arg;
+  return ok;
 }
 
-std::optional<Node> Reader::readNode(const Json &value, const Ptr &pointer) {
+bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
   if (!value.is_object()) {
     error(pointer, fmt::format("expected a node (an object), got {}", typeName(value)));
-    return std::nullopt;
+    return false;
   }
   std::optional<Json> op = field(value, pointer, "op", true, "a node");
   if (!op)
-    return std::nullopt;
-  auto kind = getString(*op, pointer + "/op");
-  if (!kind)
-    return std::nullopt;
-  Node node;
+    return false;
+  auto kindText = getString(*op, pointer + "/op");
+  if (!kindText)
+    return false;
+  // Compared as a view: a string's compare with a literal measures the literal.
+  const std::string_view kind = *kindText;
   node.pointer = pointer.str();
 
   auto readValues = [&](std::optional<Json> list, const Ptr &lp,
@@ -1258,33 +1429,33 @@ std::optional<Node> Reader::readNode(const Json &value, const Ptr &pointer) {
     return ok;
   };
 
-  if (*kind == "kernel_call") {
+  if (kind == "kernel_call") {
+    std::optional<Json> fields[6];
     if (!expectObject(value, pointer, {"op", "kernel", "args", "numels", "config", "grid"},
-                      "a kernel_call node"))
-      return std::nullopt;
+                      "a kernel_call node", fields))
+      return false;
     KernelCallNode call;
-    std::optional<Json> kernel = field(value, pointer, "kernel", true, "a kernel_call node");
-    std::optional<Json> args = field(value, pointer, "args", true, "a kernel_call node");
+    std::optional<Json> kernel = required(fields[1], pointer, "kernel", "a kernel_call node");
+    std::optional<Json> args = required(fields[2], pointer, "args", "a kernel_call node");
     if (!kernel || !args)
-      return std::nullopt;
+      return false;
     auto k = getName(*kernel, pointer + "/kernel", "kernel");
     if (!k)
-      return std::nullopt;
+      return false;
     call.kernel = *k;
     bool ok = true;
     if (expectType(*args, pointer + "/args", Json::value_t::array, "an array of arguments")) {
       call.args.reserve(args->size());
       for (size_t i = 0; i < args->size(); ++i) {
-        auto arg = readKernelArg((*args)[i], (pointer + "/args").child(i));
-        if (arg)
-          call.args.push_back(std::move(*arg));
-        else
+        if (!readKernelArg((*args)[i], (pointer + "/args").child(i), call.args.emplace_back())) {
+          call.args.pop_back();
           ok = false;
+        }
       }
     } else {
       ok = false;
     }
-    if (std::optional<Json> numels = field(value, pointer, "numels", false, "a kernel_call node")) {
+    if (const std::optional<Json> &numels = fields[3]) {
       Ptr np = pointer + "/numels";
       if (expectType(*numels, np, Json::value_t::object, "an object of numels")) {
         static constexpr std::string_view kNumels[] = {"xnumel", "ynumel", "znumel", "r0_numel",
@@ -1309,7 +1480,7 @@ std::optional<Node> Reader::readNode(const Json &value, const Ptr &pointer) {
         ok = false;
       }
     }
-    if (std::optional<Json> config = field(value, pointer, "config", false, "a kernel_call node")) {
+    if (const std::optional<Json> &config = fields[4]) {
       auto c = getInt(*config, pointer + "/config", 0, std::numeric_limits<int32_t>::max(),
                       "config index");
       if (c)
@@ -1317,7 +1488,7 @@ std::optional<Node> Reader::readNode(const Json &value, const Ptr &pointer) {
       else
         ok = false;
     }
-    if (std::optional<Json> grid = field(value, pointer, "grid", false, "a kernel_call node")) {
+    if (const std::optional<Json> &grid = fields[5]) {
       auto g = getExprList(*grid, pointer + "/grid", "grid dimension");
       if (g && g->size() != 3) {
         error(pointer + "/grid", fmt::format("expected 3 grid dimensions, got {}", g->size()));
@@ -1329,29 +1500,31 @@ std::optional<Node> Reader::readNode(const Json &value, const Ptr &pointer) {
         ok = false;
     }
     if (!ok)
-      return std::nullopt;
+      return false;
     node.body = std::move(call);
-    return node;
+    return true;
   }
 
-  if (*kind == "extern_out" || *kind == "extern_alloc" || *kind == "fallback") {
-    bool isOut = *kind == "extern_out";
-    bool isFallback = *kind == "fallback";
-    std::string what = fmt::format("a {} node", *kind);
+  if (kind == "extern_out" || kind == "extern_alloc" || kind == "fallback") {
+    bool isOut = kind == "extern_out";
+    bool isFallback = kind == "fallback";
+    std::string_view what = isOut        ? "a extern_out node"
+                            : isFallback ? "a fallback node"
+                                         : "a extern_alloc node";
     if (isOut) {
       if (!expectObject(value, pointer, {"op", "kernel", "args", "kwargs", "out", "schema"}, what))
-        return std::nullopt;
+        return false;
     } else if (!expectObject(value, pointer,
                              {"op", "kernel", "args", "kwargs", "result", "out", "mutated",
                               "schema"},
                              what)) {
-      return std::nullopt;
+      return false;
     }
     ExternNode ext;
     ext.fallback = isFallback;
     std::optional<Json> kernel = field(value, pointer, "kernel", true, what);
     if (!kernel)
-      return std::nullopt;
+      return false;
     auto opName = readOpName(*kernel, pointer + "/kernel");
     bool ok = opName.has_value();
     if (opName)
@@ -1392,10 +1565,10 @@ std::optional<Node> Reader::readNode(const Json &value, const Ptr &pointer) {
       }
     }
     std::optional<Json> out = field(value, pointer, "out", isOut, what);
-    if (out && *kind == "extern_alloc") {
+    if (out && kind == "extern_alloc") {
       error(pointer + "/out", "an extern_alloc node returns its result; use extern_out for "
                                    "an op that writes into 'out'");
-      return std::nullopt;
+      return false;
     }
     if (out) {
       auto v = readValue(*out, pointer + "/out", 0);
@@ -1423,30 +1596,30 @@ std::optional<Node> Reader::readNode(const Json &value, const Ptr &pointer) {
     ok &= readNameList(field(value, pointer, "mutated", false, what), pointer + "/mutated",
                        ext.mutated);
     if (!ok)
-      return std::nullopt;
+      return false;
     node.body = std::move(ext);
-    return node;
+    return true;
   }
 
-  if (*kind == "multi_output") {
+  if (kind == "multi_output") {
     if (!expectObject(value, pointer, {"op", "result", "source", "indices"},
                       "a multi_output node"))
-      return std::nullopt;
+      return false;
     std::optional<Json> result = field(value, pointer, "result", true, "a multi_output node");
     std::optional<Json> source = field(value, pointer, "source", true, "a multi_output node");
     std::optional<Json> indices = field(value, pointer, "indices", true, "a multi_output node");
     if (!result || !source || !indices)
-      return std::nullopt;
+      return false;
     MultiOutputNode mo;
     auto r = getName(*result, pointer + "/result", "buffer");
     auto s = getName(*source, pointer + "/source", "buffer");
     if (!r || !s)
-      return std::nullopt;
+      return false;
     mo.result = *r;
     mo.source = *s;
     Ptr ip = pointer + "/indices";
     if (!expectType(*indices, ip, Json::value_t::array, "an array of [container, index] pairs"))
-      return std::nullopt;
+      return false;
     bool ok = true;
     for (size_t i = 0; i < indices->size(); ++i) {
       const Json &step = (*indices)[i];
@@ -1484,30 +1657,30 @@ std::optional<Node> Reader::readNode(const Json &value, const Ptr &pointer) {
       ok = false;
     }
     if (!ok)
-      return std::nullopt;
+      return false;
     node.body = std::move(mo);
-    return node;
+    return true;
   }
 
-  if (*kind == "assert_size_stride") {
+  if (kind == "assert_size_stride") {
     if (!expectObject(value, pointer, {"op", "buffer", "size", "stride", "what"},
                       "an assert_size_stride node"))
-      return std::nullopt;
+      return false;
     std::optional<Json> buffer = field(value, pointer, "buffer", true, "an assert_size_stride node");
     std::optional<Json> size = field(value, pointer, "size", true, "an assert_size_stride node");
     std::optional<Json> stride = field(value, pointer, "stride", true, "an assert_size_stride node");
     if (!buffer || !size || !stride)
-      return std::nullopt;
+      return false;
     AssertSizeStrideNode as;
     auto b = getName(*buffer, pointer + "/buffer", "buffer");
     auto sizes = getExprList(*size, pointer + "/size", "size");
     auto strides = getExprList(*stride, pointer + "/stride", "stride");
     if (!b || !sizes || !strides)
-      return std::nullopt;
+      return false;
     if (sizes->size() != strides->size()) {
       error(pointer + "/stride", fmt::format("stride has {} entries but size has {}",
                                                   strides->size(), sizes->size()));
-      return std::nullopt;
+      return false;
     }
     as.buffer = *b;
     as.size = std::move(*sizes);
@@ -1515,60 +1688,60 @@ std::optional<Node> Reader::readNode(const Json &value, const Ptr &pointer) {
     if (std::optional<Json> what = field(value, pointer, "what", false, "an assert_size_stride node")) {
       auto w = getString(*what, pointer + "/what");
       if (!w)
-        return std::nullopt;
+        return false;
       as.what = *w;
     }
     node.body = std::move(as);
-    return node;
+    return true;
   }
 
-  if (*kind == "device_guard_enter") {
+  if (kind == "device_guard_enter") {
     if (!expectObject(value, pointer, {"op", "device"}, "a device_guard_enter node"))
-      return std::nullopt;
+      return false;
     std::optional<Json> device = field(value, pointer, "device", true, "a device_guard_enter node");
     if (!device)
-      return std::nullopt;
+      return false;
     auto index = getInt(*device, pointer + "/device", 0, 1023, "device index");
     if (!index)
-      return std::nullopt;
+      return false;
     node.body = DeviceGuardEnterNode{static_cast<int>(*index)};
-    return node;
+    return true;
   }
-  if (*kind == "device_guard_exit") {
+  if (kind == "device_guard_exit") {
     if (!expectObject(value, pointer, {"op"}, "a device_guard_exit node"))
-      return std::nullopt;
+      return false;
     node.body = DeviceGuardExitNode{};
-    return node;
+    return true;
   }
-  if (*kind == "comment") {
+  if (kind == "comment") {
     if (!expectObject(value, pointer, {"op", "text"}, "a comment node"))
-      return std::nullopt;
+      return false;
     std::optional<Json> text = field(value, pointer, "text", true, "a comment node");
     if (!text)
-      return std::nullopt;
+      return false;
     auto t = getString(*text, pointer + "/text");
     if (!t)
-      return std::nullopt;
+      return false;
     node.body = CommentNode{*t};
-    return node;
+    return true;
   }
-  if (*kind == "cond") {
+  if (kind == "cond") {
     if (!expectObject(value, pointer,
                       {"op", "predicate", "true_graph", "false_graph", "operands", "results",
                        "result"},
                       "a cond node"))
-      return std::nullopt;
+      return false;
     std::optional<Json> pred = field(value, pointer, "predicate", true, "a cond node");
     std::optional<Json> trueGraph = field(value, pointer, "true_graph", true, "a cond node");
     std::optional<Json> falseGraph = field(value, pointer, "false_graph", true, "a cond node");
     if (!pred || !trueGraph || !falseGraph)
-      return std::nullopt;
+      return false;
     CondNode cond;
     auto p = readValue(*pred, pointer + "/predicate", 0);
     auto t = getName(*trueGraph, pointer + "/true_graph", "subgraph");
     auto f = getName(*falseGraph, pointer + "/false_graph", "subgraph");
     if (!p || !t || !f)
-      return std::nullopt;
+      return false;
     cond.predicate = std::move(*p);
     cond.trueGraph = *t;
     cond.falseGraph = *f;
@@ -1589,16 +1762,16 @@ std::optional<Node> Reader::readNode(const Json &value, const Ptr &pointer) {
       }
     }
     if (!ok)
-      return std::nullopt;
+      return false;
     node.body = std::move(cond);
-    return node;
+    return true;
   }
   error(pointer + "/op",
              fmt::format("unknown node op '{}'; expected kernel_call, extern_out, extern_alloc, "
                          "fallback, multi_output, assert_size_stride, device_guard_enter, "
                          "device_guard_exit, comment or cond",
-                         printable(*kind)));
-  return std::nullopt;
+                         printable(kind)));
+  return false;
 }
 
 bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
@@ -1616,9 +1789,9 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
   }
   // Tensor and scalar names are per graph; the same name may appear in a
   // subgraph and in the main graph, as Inductor's buf0 does.
-  std::unordered_map<std::string, std::string> names;
+  std::unordered_map<std::string, SavedPtr> names;
   for (const auto &[name, where] : globalNames)
-    if (where.starts_with("/symbols"))
+    if (where.str().starts_with("/symbols"))
       names.emplace(name, where);
   std::set<std::string> symbolInputs;
 
@@ -1744,25 +1917,26 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
       for (size_t i = 0; i < buffers->size(); ++i) {
         Ptr p = child(bp, i);
         const Json &b = (*buffers)[i];
+        std::optional<Json> fields[9];
         if (!expectObject(b, p,
                           {"name", "dtype", "device", "size", "stride", "offset", "view_of",
                            "removed", "tuple"},
-                          "a buffer"))
+                          "a buffer", fields))
           continue;
         Buffer buffer;
-        std::optional<Json> name = field(b, p, "name", true, "a buffer");
+        std::optional<Json> name = required(fields[0], p, "name", "a buffer");
         if (!name)
           continue;
         auto n = getName(*name, p + "/name", "buffer");
         if (!n)
           continue;
         buffer.name = *n;
-        if (std::optional<Json> removed = field(b, p, "removed", false, "a buffer")) {
+        if (const std::optional<Json> &removed = fields[7]) {
           if (!expectType(*removed, p + "/removed", Json::value_t::boolean, "a boolean"))
             continue;
           buffer.removed = removed->get<bool>();
         }
-        if (std::optional<Json> tuple = field(b, p, "tuple", false, "a buffer")) {
+        if (const std::optional<Json> &tuple = fields[8]) {
           if (!expectType(*tuple, p + "/tuple", Json::value_t::boolean, "a boolean"))
             continue;
           buffer.isTuple = tuple->get<bool>();
@@ -1784,7 +1958,7 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
             continue;
           buffer.layout = std::move(*layout);
         }
-        if (std::optional<Json> viewOf = field(b, p, "view_of", false, "a buffer")) {
+        if (const std::optional<Json> &viewOf = fields[6]) {
           auto base = getName(*viewOf, p + "/view_of", "buffer");
           if (!base)
             continue;
@@ -1809,11 +1983,9 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
         return false;
       }
       graph.nodes.reserve(nodes->size());
-      for (size_t i = 0; i < nodes->size(); ++i) {
-        auto node = readNode((*nodes)[i], child(np, i));
-        if (node)
-          graph.nodes.push_back(std::move(*node));
-      }
+      for (size_t i = 0; i < nodes->size(); ++i)
+        if (!readNode((*nodes)[i], child(np, i), graph.nodes.emplace_back()))
+          graph.nodes.pop_back();
     }
   }
 
@@ -1842,17 +2014,35 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
 /// Walks one graph's nodes in order, tracking which tensors are defined, and
 /// checks every reference against the graph's tables.
 void Reader::checkGraph(Graph &graph) {
-  // Keyed by views of the graph's own names, which outlive these tables.
-  std::unordered_map<std::string_view, TensorInfo> tensors;
+  // Every tensor gets an id (inputs, constants, buffers, in that order) and
+  // the tables below are vectors indexed by it: a reference costs one lookup
+  // of its name. Keyed by views of the graph's own names, which outlive these
+  // tables.
+  std::unordered_map<std::string_view, uint32_t> tensors;
+  std::vector<TensorInfo> infos;
+  std::vector<std::string_view> tensorNames;
   const size_t tensorCount = graph.inputs.size() + graph.constants.size() + graph.buffers.size();
   tensors.reserve(tensorCount);
+  infos.reserve(tensorCount);
+  tensorNames.reserve(tensorCount);
+  auto addTensor = [&](std::string_view name, TensorInfo info) {
+    if (tensors.emplace(name, static_cast<uint32_t>(infos.size())).second) {
+      infos.push_back(info);
+      tensorNames.push_back(name);
+    }
+  };
   for (size_t i = 0; i < graph.inputs.size(); ++i)
     if (graph.inputs[i].kind != InputKind::Symbol)
-      tensors.emplace(graph.inputs[i].name, TensorInfo{TensorKind::Input, i});
+      addTensor(graph.inputs[i].name, TensorInfo{TensorKind::Input, i});
   for (size_t i = 0; i < graph.constants.size(); ++i)
-    tensors.emplace(graph.constants[i].name, TensorInfo{TensorKind::Constant, i});
+    addTensor(graph.constants[i].name, TensorInfo{TensorKind::Constant, i});
   for (size_t i = 0; i < graph.buffers.size(); ++i)
-    tensors.emplace(graph.buffers[i].name, TensorInfo{TensorKind::Buffer, i});
+    addTensor(graph.buffers[i].name, TensorInfo{TensorKind::Buffer, i});
+  auto findTensor = [&](std::string_view name) -> const TensorInfo * {
+    auto it = tensors.find(name);
+    return it == tensors.end() ? nullptr : &infos[it->second];
+  };
+  auto idOf = [&](const TensorInfo *info) { return static_cast<uint32_t>(info - infos.data()); };
   const Ptr graphPtr(graph.pointer);
   const Ptr bufferPtr = graphPtr + "/buffers";
 
@@ -1864,13 +2054,13 @@ void Reader::checkGraph(Graph &graph) {
       continue;
     Ptr row = child(bufferPtr, i);
     Ptr p = row + "/view_of";
-    auto it = tensors.find(*buffer.viewOf);
-    if (it == tensors.end()) {
+    const TensorInfo *it = findTensor(*buffer.viewOf);
+    if (!it) {
       error(p, fmt::format("unknown buffer '{}'", *buffer.viewOf));
       continue;
     }
-    if (it->second.kind == TensorKind::Buffer) {
-      const Buffer &base = graph.buffers[it->second.index];
+    if (it->kind == TensorKind::Buffer) {
+      const Buffer &base = graph.buffers[it->index];
       if (base.viewOf) {
         error(p, fmt::format("'{}' is itself a view; a view's base must own its storage",
                                   base.name));
@@ -1885,40 +2075,71 @@ void Reader::checkGraph(Graph &graph) {
         continue;
       }
     }
-    const Layout &baseLayout = it->second.kind == TensorKind::Buffer
-                                   ? graph.buffers[it->second.index].layout
-                               : it->second.kind == TensorKind::Input
-                                   ? graph.inputs[it->second.index].layout
-                                   : graph.constants[it->second.index].layout;
+    const Layout &baseLayout = it->kind == TensorKind::Buffer
+                                   ? graph.buffers[it->index].layout
+                               : it->kind == TensorKind::Input
+                                   ? graph.inputs[it->index].layout
+                                   : graph.constants[it->index].layout;
     if (baseLayout.dtype != buffer.layout.dtype || !(baseLayout.device == buffer.layout.device))
       error(p, fmt::format("view '{}' and its base '{}' differ in dtype or device",
                                 buffer.name, *buffer.viewOf));
   }
 
-  // Definition state of every tensor name, with where it was defined.
-  std::unordered_map<std::string_view, std::string> defined;
-  defined.reserve(tensorCount);
+  // The storage each tensor defines: its own, or a named view's base. A base
+  // that names no tensor (reported above) still gets an id past the
+  // tensors', shared by the views that name it, so the definition state
+  // below stays per name.
+  constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+  std::vector<uint32_t> baseId(infos.size());
+  for (uint32_t t = 0; t < infos.size(); ++t)
+    baseId[t] = t;
+  std::unordered_map<std::string_view, uint32_t> unknownBases;
+  uint32_t idCount = static_cast<uint32_t>(infos.size());
+  for (uint32_t t = 0; t < infos.size(); ++t) {
+    if (infos[t].kind != TensorKind::Buffer || !graph.buffers[infos[t].index].viewOf)
+      continue;
+    const std::string &base = *graph.buffers[infos[t].index].viewOf;
+    if (const TensorInfo *info = findTensor(base)) {
+      baseId[t] = idOf(info);
+    } else {
+      auto [it, inserted] = unknownBases.try_emplace(base, idCount);
+      idCount += inserted;
+      baseId[t] = it->second;
+    }
+  }
+
+  // Definition state of every name, with where it was defined (an index in
+  // `definitions`, kNone while undefined).
+  std::vector<SavedPtr> definitions;
+  definitions.reserve(idCount); // each name is defined once at most
+  std::vector<uint32_t> definedAt(idCount, kNone);
+  auto isDefined = [&](uint32_t t) { return definedAt[t] != kNone; };
+  auto markDefined = [&](uint32_t t, const Ptr &pointer) {
+    definedAt[t] = static_cast<uint32_t>(definitions.size());
+    definitions.emplace_back(pointer);
+  };
+  const Ptr inputsPtr = graphPtr + "/inputs";
+  const Ptr constantsPtr = graphPtr + "/constants";
   for (const Input &input : graph.inputs)
     if (input.kind != InputKind::Symbol)
-      defined.emplace(input.name, graph.pointer + "/inputs");
+      if (uint32_t t = idOf(findTensor(input.name)); !isDefined(t))
+        markDefined(t, inputsPtr);
   for (const Constant &constant : graph.constants)
-    defined.emplace(constant.name, graph.pointer + "/constants");
+    if (uint32_t t = idOf(findTensor(constant.name)); !isDefined(t))
+      markDefined(t, constantsPtr);
 
   auto lookup = [&](const std::string &name, const Ptr &pointer) -> const TensorInfo * {
-    auto it = tensors.find(name);
-    if (it == tensors.end()) {
+    const TensorInfo *info = findTensor(name);
+    if (!info)
       error(pointer, fmt::format("unknown buffer '{}'", name));
-      return nullptr;
-    }
-    return &it->second;
+    return info;
   };
   auto isRemoved = [&](const TensorInfo &info) {
     return info.kind == TensorKind::Buffer && graph.buffers[info.index].removed;
   };
   auto isTuple = [&](const std::string &name) {
-    auto it = tensors.find(name);
-    return it != tensors.end() && it->second.kind == TensorKind::Buffer &&
-           graph.buffers[it->second.index].isTuple;
+    const TensorInfo *info = findTensor(name);
+    return info && info->kind == TensorKind::Buffer && graph.buffers[info->index].isTuple;
   };
   // A tuple buffer may only be returned by an op, unpacked, or returned from
   // the graph; anything else needs one tensor.
@@ -1930,40 +2151,37 @@ void Reader::checkGraph(Graph &graph) {
                                     name));
     return true;
   };
-  auto baseOf = [&](const std::string &name) -> const std::string & {
-    auto it = tensors.find(name);
-    if (it != tensors.end() && it->second.kind == TensorKind::Buffer &&
-        graph.buffers[it->second.index].viewOf)
-      return *graph.buffers[it->second.index].viewOf;
-    return name;
-  };
   // An in-place result takes over its input's storage: the old name is dead.
-  std::unordered_map<std::string, std::string> renamedTo;
-  auto renamed = [&](const std::string &name, const Ptr &pointer) {
-    auto it = renamedTo.find(name);
-    if (it == renamedTo.end())
+  std::vector<uint32_t> renamedTo(infos.size(), kNone);
+  auto renamed = [&](const std::string &name, uint32_t t, const Ptr &pointer) {
+    if (renamedTo[t] == kNone)
       return false;
     error(pointer, fmt::format("buffer '{}' is used after an in-place kernel renamed it to "
                                     "'{}'; use the new name",
-                                    name, it->second));
+                                    name, tensorNames[renamedTo[t]]));
     return true;
   };
   auto use = [&](const std::string &name, const Ptr &pointer) {
     const TensorInfo *info = lookup(name, pointer);
-    if (!info || renamed(name, pointer))
+    if (!info)
+      return;
+    uint32_t t = idOf(info);
+    if (renamed(name, t, pointer))
       return;
     if (isRemoved(*info)) {
       error(pointer, fmt::format("buffer '{}' was removed by fusion and cannot be used",
                                       name));
       return;
     }
-    const std::string &base = baseOf(name);
-    if (!defined.count(name) && !defined.count(base))
+    if (!isDefined(t) && !isDefined(baseId[t]))
       error(pointer, fmt::format("buffer '{}' is used before it is defined", name));
   };
   auto define = [&](const std::string &name, const Ptr &pointer, bool overwrite) {
     const TensorInfo *info = lookup(name, pointer);
-    if (!info || renamed(name, pointer))
+    if (!info)
+      return;
+    uint32_t t = idOf(info);
+    if (renamed(name, t, pointer))
       return;
     if (isRemoved(*info)) {
       error(pointer, fmt::format("buffer '{}' was removed by fusion and cannot be written",
@@ -1979,15 +2197,14 @@ void Reader::checkGraph(Graph &graph) {
                                       name));
       return;
     }
-    auto [it, inserted] = defined.try_emplace(name);
-    if (inserted)
-      it->second = pointer.str();
+    if (!isDefined(t))
+      markDefined(t, pointer);
     else if (!overwrite)
       error(pointer, fmt::format("buffer '{}' is defined twice; first at {}", name,
-                                      it->second));
-    const std::string &base = baseOf(name);
-    if (base != name && !defined.count(base))
-      defined.emplace(base, pointer.str());
+                                      definitions[definedAt[t]].str()));
+    uint32_t base = baseId[t];
+    if (base != t && !isDefined(base))
+      markDefined(base, pointer);
   };
   auto useValue = [&](const Value &value, const Ptr &pointer, auto &self) -> void {
     switch (value.kind) {
@@ -2031,10 +2248,13 @@ void Reader::checkGraph(Graph &graph) {
           error(p + "/grid", "a call carries a grid only for kernels with grid_type "
                                   "FixedGrid");
       }
-      std::set<std::string> seenNumels;
-      for (const auto &[name, expr] : call->numels)
-        if (!seenNumels.insert(name).second)
-          error(p + "/numels", fmt::format("numel '{}' appears twice", name));
+      // A handful of numels: compare pairs rather than build a set per call.
+      for (size_t i = 0; i < call->numels.size(); ++i)
+        for (size_t j = 0; j < i; ++j)
+          if (call->numels[j].first == call->numels[i].first) {
+            error(p + "/numels", fmt::format("numel '{}' appears twice", call->numels[i].first));
+            break;
+          }
       // Reads happen before writes within one launch.
       // An argument that a later `removed` entry names was removed by fusion:
       // it is never passed, so it neither reads nor defines anything.
@@ -2103,7 +2323,8 @@ void Reader::checkGraph(Graph &graph) {
                            fmt::format("in-place result '{}' differs from '{}' in dtype or device",
                                        arg.result, arg.buffer));
               define(arg.result, ap + "/result", false);
-              renamedTo.emplace(arg.buffer, arg.result);
+              if (renamedTo[idOf(in)] == kNone)
+                renamedTo[idOf(in)] = idOf(out);
             }
           }
         }

@@ -145,13 +145,13 @@ private:
     return out;
   }
 
-  void createBuffers();
+  void createBuffers(graph::Graph *consumed);
   bool bindSymbols();
   void buildNode(const graph::Node &node);
   void buildKernelCall(const graph::KernelCallNode &call, const std::string &pointer);
 };
 
-void FunctionBuilder::createBuffers() {
+void FunctionBuilder::createBuffers(graph::Graph *consumed) {
   firstBuffer = static_cast<BufferId>(module.buffers.size());
   size_t count = graph.inputs.size() + graph.constants.size() + graph.buffers.size();
   // Geometric, as push_back grows: one function after another must not
@@ -171,13 +171,28 @@ void FunctionBuilder::createBuffers() {
     info.mutatedInput = input.mutated;
     function.inputs.push_back(addBuffer(std::move(info)));
   }
-  for (const graph::Constant &constant : graph.constants)
-    addBuffer({constant.name, BufferKind::Constant, constant.layout});
-  for (const graph::Buffer &buffer : graph.buffers) {
+  // Nothing reads the layouts of a consumed graph's constants and buffers
+  // after this: they move rather than copy.
+  for (size_t i = 0; i < graph.constants.size(); ++i) {
+    const graph::Constant &constant = graph.constants[i];
+    BufferInfo info;
+    info.name = constant.name;
+    info.kind = BufferKind::Constant;
+    if (consumed)
+      info.layout = std::move(consumed->constants[i].layout);
+    else
+      info.layout = constant.layout;
+    addBuffer(std::move(info));
+  }
+  for (size_t i = 0; i < graph.buffers.size(); ++i) {
+    const graph::Buffer &buffer = graph.buffers[i];
     BufferInfo info;
     info.name = buffer.name;
     info.kind = buffer.viewOf ? BufferKind::View : BufferKind::Intermediate;
-    info.layout = buffer.layout;
+    if (consumed)
+      info.layout = std::move(consumed->buffers[i].layout);
+    else
+      info.layout = buffer.layout;
     info.removed = buffer.removed;
     info.isTuple = buffer.isTuple;
     addBuffer(std::move(info));
@@ -281,9 +296,11 @@ void FunctionBuilder::buildKernelCall(const graph::KernelCallNode &call,
     }
     return false;
   };
+  // Built in place: a call's arguments are most of the IR.
+  line.args.reserve(call.args.size());
   for (size_t i = 0; i < call.args.size(); ++i) {
     const graph::KernelArg &arg = call.args[i];
-    CallArg out;
+    CallArg &out = line.args.emplace_back();
     out.param = arg.name;
     out.role = arg.role;
     out.removedRole = arg.removedRole;
@@ -293,8 +310,8 @@ void FunctionBuilder::buildKernelCall(const graph::KernelCallNode &call,
       out.role = graph::ArgRole::Removed;
       out.removedRole = arg.role;
       out.removalEvent = false;
-      out.value = Value::ofBuffer(id(arg.buffer));
-      line.args.push_back(std::move(out));
+      out.value.kind = Value::Kind::Buffer;
+      out.value.buffer = id(arg.buffer);
       continue;
     }
     if (arg.role == graph::ArgRole::Removed)
@@ -321,19 +338,20 @@ void FunctionBuilder::buildKernelCall(const graph::KernelCallNode &call,
         out.value.stride = arg.view->stride;
         out.value.expr = arg.view->offset;
       } else {
-        out.value = Value::ofBuffer(b);
+        out.value.kind = Value::Kind::Buffer;
+        out.value.buffer = b;
       }
       break;
     }
     case graph::ArgRole::Removed:
-      out.value = Value::ofBuffer(id(arg.buffer));
+      out.value.kind = Value::Kind::Buffer;
+      out.value.buffer = id(arg.buffer);
       break;
     case graph::ArgRole::Size:
     case graph::ArgRole::Scalar:
       out.value = convert(arg.value);
       break;
     }
-    line.args.push_back(std::move(out));
   }
   emit(std::move(line));
 }
@@ -422,7 +440,7 @@ void FunctionBuilder::buildNode(const graph::Node &node) {
 bool FunctionBuilder::build(graph::Graph *consumed) {
   function.name = graph.name;
   function.isSubgraph = index != 0;
-  createBuffers();
+  createBuffers(consumed);
   if (function.isSubgraph)
     emit(SubgraphEnterLine{graph.name});
   bool ok = function.isSubgraph || bindSymbols();

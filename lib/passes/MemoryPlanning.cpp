@@ -26,25 +26,21 @@ namespace wirc::passes::memory {
 
 using namespace wirc::ir;
 
-size_t ElementsCache::KeyHash::operator()(const Key &key) const {
-  size_t h = key.size.size();
-  for (const sym::Expr &e : key.size)
-    h = h * 1000003u ^ e.hash();
-  for (const sym::Expr &e : key.stride)
-    h = h * 1000003u ^ e.hash();
-  return h;
-}
-
 const sym::Expr &ElementsCache::of(const graph::Layout &layout) {
-  Key key{layout.size, layout.stride};
-  auto [it, inserted] = cache.try_emplace(std::move(key));
-  if (inserted) {
-    sym::Expr extent(1);
-    for (size_t i = 0; i < layout.size.size(); ++i)
-      extent = extent + (layout.size[i] - sym::Expr(1)) * layout.stride[i];
-    it->second = sym::simplify(extent);
-  }
-  return it->second;
+  size_t h = layout.size.size();
+  for (const sym::Expr &e : layout.size)
+    h = h * 1000003u ^ e.hash();
+  for (const sym::Expr &e : layout.stride)
+    h = h * 1000003u ^ e.hash();
+  auto [first, last] = cache.equal_range(h);
+  for (auto it = first; it != last; ++it)
+    if (it->second.size == layout.size && it->second.stride == layout.stride)
+      return it->second.elements;
+  sym::Expr extent(1);
+  for (size_t i = 0; i < layout.size.size(); ++i)
+    extent = extent + (layout.size[i] - sym::Expr(1)) * layout.stride[i];
+  auto it = cache.emplace(h, Entry{layout.size, layout.stride, sym::simplify(extent)});
+  return it->second.elements;
 }
 
 BufferId returnedStorage(const Module &module, const Line &line) {

@@ -44,14 +44,13 @@ public:
   const sym::Expr &of(const graph::Layout &layout);
 
 private:
-  struct Key {
+  struct Entry {
     std::vector<sym::Expr> size, stride;
-    bool operator==(const Key &) const = default;
+    sym::Expr elements;
   };
-  struct KeyHash {
-    size_t operator()(const Key &key) const;
-  };
-  std::unordered_map<Key, sym::Expr, KeyHash> cache;
+  /// By a hash of the size and stride, so a lookup copies nothing; nodes,
+  /// so the expressions handed out stay where they are.
+  std::unordered_multimap<size_t, Entry> cache;
 };
 
 /// Storage sizes, computed once per buffer.

@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <map>
 #include <optional>
 
@@ -29,6 +30,14 @@ using namespace wirc::ir;
 /// Mirrors the counters of Inductor's KernelArgs for one kernel. Arguments
 /// arrive in creation order, removals at the point they happened.
 struct ArgCounters {
+  // Every argument of every call is named: spelled without fmt.
+  static std::string numbered(std::string_view prefix, unsigned n) {
+    char digits[16];
+    std::string out(prefix);
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, n).ptr);
+    return out;
+  }
+
   unsigned inputs = 0;
   unsigned outputs = 0;
   unsigned sizes = 0;
@@ -41,13 +50,13 @@ struct ArgCounters {
       role = arg.removedRole; // created here, removed later: named like the rest
     switch (role) {
     case graph::ArgRole::Input:
-      return fmt::format("in_ptr{}", inputs++);
+      return numbered("in_ptr", inputs++);
     case graph::ArgRole::Output:
-      return fmt::format("out_ptr{}", outputs++);
+      return numbered("out_ptr", outputs++);
     case graph::ArgRole::InOut:
-      return fmt::format("in_out_ptr{}", liveInPlace++ + removedInPlaceNames);
+      return numbered("in_out_ptr", liveInPlace++ + removedInPlaceNames);
     case graph::ArgRole::Size:
-      return fmt::format("ks{}", sizes++);
+      return numbered("ks", sizes++);
     case graph::ArgRole::Removed:
       // A removal keeps its slot. An in-place group's removal turns its two
       // names (input and output) into removed entries, which later in_out
@@ -212,6 +221,9 @@ private:
 bool nameKernelArgs(Module &module, PassContext &ctx) {
   bool ok = true;
   PlaceholderFiller placeholders(module, ctx);
+  // The parameters each call passes and those its kernel takes, reused from
+  // call to call.
+  std::vector<std::string_view> passed, expected;
   for (Function &function : module.functions) {
     for (Line &line : function.lines) {
       auto *call = std::get_if<KernelCallLine>(&line);
@@ -238,22 +250,25 @@ bool nameKernelArgs(Module &module, PassContext &ctx) {
         continue;
       // The call passes every signature parameter the config does not
       // supply (block sizes), in order: the named arguments, then the numels.
-      std::vector<std::string> passed;
+      passed.clear();
       for (const CallArg &arg : call->args)
         if (arg.role != graph::ArgRole::Removed)
           passed.push_back(arg.param);
       for (const auto &[numel, expr] : call->numels)
         passed.push_back(numel);
-      std::vector<std::string> expected;
+      expected.clear();
       const graph::KernelConfig *config =
           call->config < kernel.configs.size() ? &kernel.configs[call->config] : nullptr;
       for (const graph::KernelParam &param : kernel.signature)
         if (!config || !config->kwarg(param.name))
           expected.push_back(param.name);
-      auto list = [](const std::vector<std::string> &names) {
+      auto list = [](const std::vector<std::string_view> &names) {
         std::string s;
-        for (const std::string &n : names)
-          s += (s.empty() ? "" : ", ") + n;
+        for (std::string_view n : names) {
+          if (!s.empty())
+            s += ", ";
+          s += n;
+        }
         return s.empty() ? std::string("nothing") : s;
       };
       if (passed != expected) {

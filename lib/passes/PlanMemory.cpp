@@ -24,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 namespace wirc::passes {
 
@@ -106,44 +107,85 @@ void planFunction(Module &module, Function &function) {
 /// each line, for the peak check of a reuse.
 class PeakTree {
 public:
+  // Bottom-up, without recursion: leaves at [size, 2 size), each inner node
+  // holds the maximum of its subtree including the additions pending at it
+  // (`lazy`), which apply to its whole range.
   explicit PeakTree(const std::vector<int64_t> &values) : n(values.size()) {
     size = 1;
-    while (size < n)
+    height = 0;
+    while (size < n) {
       size *= 2;
-    maxv.assign(2 * size, INT64_MIN / 4);
-    lazy.assign(2 * size, 0);
+      ++height;
+    }
+    maxv.assign(2 * size, kEmpty);
+    lazy.assign(size, 0);
     for (size_t i = 0; i < n; ++i)
       maxv[size + i] = values[i];
     for (size_t i = size - 1; i > 0; --i)
       maxv[i] = std::max(maxv[2 * i], maxv[2 * i + 1]);
   }
-  int64_t max(size_t lo, size_t hi) const { return query(1, 0, size, lo, hi); }
-  void add(size_t lo, size_t hi, int64_t delta) { update(1, 0, size, lo, hi, delta); }
+
+  /// The maximum over [lo, hi).
+  int64_t max(size_t lo, size_t hi) {
+    if (lo >= hi)
+      return kEmpty;
+    size_t l = lo + size, r = hi + size;
+    // With the additions above both ends pushed down, every node the loop
+    // reads holds its true maximum.
+    push(l);
+    push(r - 1);
+    int64_t best = kEmpty;
+    for (; l < r; l >>= 1, r >>= 1) {
+      if (l & 1)
+        best = std::max(best, maxv[l++]);
+      if (r & 1)
+        best = std::max(best, maxv[--r]);
+    }
+    return best;
+  }
+
+  /// Adds \p delta over [lo, hi).
+  void add(size_t lo, size_t hi, int64_t delta) {
+    if (lo >= hi)
+      return;
+    size_t l = lo + size, r = hi + size;
+    size_t l0 = l, r0 = r - 1;
+    for (; l < r; l >>= 1, r >>= 1) {
+      if (l & 1)
+        apply(l++, delta);
+      if (r & 1)
+        apply(--r, delta);
+    }
+    pull(l0);
+    pull(r0);
+  }
 
 private:
-  size_t n, size;
+  static constexpr int64_t kEmpty = INT64_MIN / 4;
+  size_t n, size, height;
   std::vector<int64_t> maxv, lazy;
 
-  int64_t query(size_t node, size_t l, size_t r, size_t lo, size_t hi) const {
-    if (hi <= l || r <= lo)
-      return INT64_MIN / 4;
-    if (lo <= l && r <= hi)
-      return maxv[node];
-    size_t m = (l + r) / 2;
-    return lazy[node] + std::max(query(2 * node, l, m, lo, hi), query(2 * node + 1, m, r, lo, hi));
-  }
-  void update(size_t node, size_t l, size_t r, size_t lo, size_t hi, int64_t delta) {
-    if (hi <= l || r <= lo)
-      return;
-    if (lo <= l && r <= hi) {
-      maxv[node] += delta;
+  void apply(size_t node, int64_t delta) {
+    maxv[node] += delta;
+    if (node < size)
       lazy[node] += delta;
-      return;
+  }
+  /// Moves the additions pending on the ancestors of \p node to their
+  /// children, from the root down.
+  void push(size_t node) {
+    for (size_t s = height; s > 0; --s) {
+      size_t i = node >> s;
+      if (lazy[i] != 0) {
+        apply(2 * i, lazy[i]);
+        apply(2 * i + 1, lazy[i]);
+        lazy[i] = 0;
+      }
     }
-    size_t m = (l + r) / 2;
-    update(2 * node, l, m, lo, hi, delta);
-    update(2 * node + 1, m, r, lo, hi, delta);
-    maxv[node] = lazy[node] + std::max(maxv[2 * node], maxv[2 * node + 1]);
+  }
+  /// Recomputes the ancestors of \p node.
+  void pull(size_t node) {
+    for (node >>= 1; node > 0; node >>= 1)
+      maxv[node] = std::max(maxv[2 * node], maxv[2 * node + 1]) + lazy[node];
   }
 };
 
@@ -167,6 +209,11 @@ void reuseBuffers(Module &module, Function &function,
   };
   std::vector<Storage> storage(module.buffers.size());
   memory::ElementsCache elementsOf;
+  struct Elements {
+    std::optional<int64_t> value; ///< at the hints
+    std::string text;
+  };
+  std::unordered_map<const sym::Expr *, Elements> elementsMemo;
   auto storageOf = [&](BufferId b) -> const Storage & {
     Storage &s = storage[b];
     if (s.known)
@@ -179,10 +226,17 @@ void reuseBuffers(Module &module, Function &function,
     for (const sym::Expr &size : info.layout.size)
       if (auto v = sym::evaluate(size, hints, error); v && *v == 0)
         empty = true;
-    if (auto v = sym::evaluate(elements, hints, error); v && !empty)
-      s.bytes = *v * graph::dtypeSize(info.layout.dtype);
+    // Buffers share a few element counts (the cache hands out one
+    // expression each): evaluate and print each once.
+    auto [it, inserted] = elementsMemo.try_emplace(&elements);
+    if (inserted) {
+      it->second.value = sym::evaluate(elements, hints, error);
+      it->second.text = sym::toString(elements);
+    }
+    if (it->second.value && !empty)
+      s.bytes = *it->second.value * graph::dtypeSize(info.layout.dtype);
     s.key = Key{static_cast<int>(info.layout.device.kind), info.layout.device.index,
-                static_cast<uint8_t>(info.layout.dtype), sym::toString(elements)};
+                static_cast<uint8_t>(info.layout.dtype), it->second.text};
     return s;
   };
   auto bytesAtHints = [&](BufferId b) { return storageOf(b).bytes; };

@@ -413,12 +413,14 @@ private:
     size_t count = memberScratch.size() - base;
     if (count <= 16) {
       // Report the smallest duplicate name, as the sorted scan below does.
+      // (Through a local pointer: the vector's bounds are not reloaded
+      // after every comparison.)
+      const Document::MemberRef *m = memberScratch.data() + base;
       const std::string_view *duplicate = nullptr;
-      for (size_t i = base; i < memberScratch.size(); ++i)
-        for (size_t j = i + 1; j < memberScratch.size(); ++j)
-          if (sameKey(memberScratch[i].key, memberScratch[j].key) &&
-              (!duplicate || memberScratch[i].key < *duplicate))
-            duplicate = &memberScratch[i].key;
+      for (size_t i = 0; i < count; ++i)
+        for (size_t j = i + 1; j < count; ++j)
+          if (sameKey(m[i].key, m[j].key) && (!duplicate || m[i].key < *duplicate))
+            duplicate = &m[i].key;
       if (duplicate)
         return fail(fmt::format("duplicate member name \"{}\" in an object",
                                 duplicate->substr(0, 60)));
