@@ -917,11 +917,25 @@ void CppEmitter::body(std::string &text, const Line &l) {
           [&](const ReuseLine &r) {
             const BufferInfo &reused = module.buffer(r.reusedAs);
             int rank = static_cast<int>(reused.layout.size.size());
-            line(layoutArrays(reused));
+            if (!aoti() || !ir::sameView(module.buffer(r.old).layout, reused.layout))
+              line(layoutArrays(reused));
             if (aoti()) {
-              line(fmt::format("wirc::rt::aoti::Handle {0}_h = wirc::rt::aoti::restride(std::move("
-                               "{1}), {2}, {0}_size, {0}_stride, \"{0}\");  // reuse",
-                               reused.name, handle(r.old), rank));
+              // The same tensor when the layout agrees (as Inductor's
+              // `buf1 = buf0`), a view of it otherwise; the old name keeps its
+              // reference only when the graph still uses it.
+              const BufferInfo &old = module.buffer(r.old);
+              if (ir::sameView(old.layout, reused.layout))
+                line(fmt::format("wirc::rt::aoti::Handle {}_h{};  // reuse", reused.name,
+                                 r.deleteOld ? fmt::format(" = std::move({})", handle(r.old))
+                                             : fmt::format("(wirc::rt::aoti::borrow({}.get(), "
+                                                           "\"{}\"))",
+                                                           handle(r.old), reused.name)));
+              else
+                line(fmt::format("wirc::rt::aoti::Handle {0}_h = wirc::rt::aoti::view({1}, {2}, "
+                                 "{0}_size, {0}_stride, 0, \"{0}\");  // reuse",
+                                 reused.name, handle(r.old), rank));
+              if (r.deleteOld && !ir::sameView(old.layout, reused.layout))
+                line(fmt::format("{}.reset();", handle(r.old)));
               viewOf(reused);
               return;
             }

@@ -125,12 +125,6 @@ inline Handle view(const Handle &base, int rank, const int64_t *sizes, const int
   return Handle(h);
 }
 
-/// Reuses \p old's storage under a new layout (Inductor's `# reuse`).
-inline Handle restride(Handle old, int rank, const int64_t *sizes, const int64_t *strides,
-                       const char *what) {
-  return view(old, rank, sizes, strides, 0, what);
-}
-
 /// A tensor at \p offset_bytes into a pool (a uint8 tensor of the pool's size).
 inline Handle from_pool(const Handle &pool, int64_t offset_bytes, int32_t dtype, int rank,
                         const int64_t *sizes, const int64_t *strides, const char *what) {
