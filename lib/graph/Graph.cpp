@@ -121,7 +121,7 @@ std::optional<int64_t> KernelConfig::kwarg(std::string_view name) const {
 }
 
 const Kernel *Document::findKernel(std::string_view name) const {
-  auto it = kernelIndex.find(std::string(name));
+  auto it = kernelIndex.find(name);
   return it == kernelIndex.end() ? nullptr : &kernels[it->second];
 }
 

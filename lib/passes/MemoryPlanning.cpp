@@ -139,13 +139,21 @@ StorageGroups collectGroups(const Module &module, const Function &function) {
     result.groupOf[b] = static_cast<uint32_t>(result.groups.size());
     StorageGroup group;
     group.root = b;
-    group.members.push_back(b);
+    group.firstLink = group.lastLink = static_cast<uint32_t>(result.links.size());
+    result.links.push_back({b, kNoGroup});
     group.begin = i;
     group.end = i + 1;
     group.allocated = allocated;
     result.groups.push_back(std::move(group));
   };
-  for (size_t i = 0; i < function.lines.size(); ++i) {
+  // One callback for every line's uses and definitions: a std::function
+  // made per line would cost a construction and a destruction each time.
+  size_t i = 0;
+  const std::function<void(BufferId)> extend = [&](BufferId b) {
+    if (uint32_t g = groupOfStorage(b); g != kNoGroup)
+      result.groups[g].end = std::max(result.groups[g].end, i + 1);
+  };
+  for (; i < function.lines.size(); ++i) {
     const Line &line = function.lines[i];
     if (const auto *a = std::get_if<AllocateLine>(&line)) {
       startGroup(a->buffer, i, true);
@@ -161,7 +169,11 @@ StorageGroups collectGroups(const Module &module, const Function &function) {
     if (const auto *r = std::get_if<ReuseLine>(&line)) {
       if (uint32_t g = result.groupOf[r->old]; g != kNoGroup) {
         result.groupOf[r->reusedAs] = g;
-        result.groups[g].members.push_back(r->reusedAs);
+        StorageGroup &group = result.groups[g];
+        uint32_t link = static_cast<uint32_t>(result.links.size());
+        result.links.push_back({r->reusedAs, kNoGroup});
+        result.links[group.lastLink].next = link;
+        group.lastLink = link;
       }
     }
     auto pin = [&](BufferId b) {
@@ -186,14 +198,8 @@ StorageGroups collectGroups(const Module &module, const Function &function) {
     if (const auto *c = std::get_if<CondLine>(&line))
       for (const Value &v : c->operands)
         forEachBuffer(v, escape);
-    forEachUse(line, [&](BufferId b) {
-      if (uint32_t g = groupOfStorage(b); g != kNoGroup)
-        result.groups[g].end = std::max(result.groups[g].end, i + 1);
-    });
-    forEachDef(line, [&](BufferId b) {
-      if (uint32_t g = groupOfStorage(b); g != kNoGroup)
-        result.groups[g].end = std::max(result.groups[g].end, i + 1);
-    });
+    forEachUse(line, extend);
+    forEachDef(line, extend);
   }
   return result;
 }
@@ -365,12 +371,12 @@ bool placeInPools(Module &module, unsigned functionIndex, MemoryPlan strategy,
   for (uint32_t g = 0; g < groups.groups.size(); ++g) {
     const StorageGroup &group = groups.groups[g];
     bool eligible = group.allocated && !group.pinned && !group.mayBeAliased;
-    for (BufferId b : group.members) {
+    groups.forEachMember(group, [&](BufferId b) {
       const BufferInfo &info = module.buffer(b);
       const StorageSize &size = sizes.of(b);
       eligible &= info.kind == BufferKind::Intermediate && !info.isTuple && size.isStatic &&
                   size.known && size.paddedBytes <= sizes.of(group.root).paddedBytes;
-    }
+    });
     eligible &= sizes.of(group.root).paddedBytes > 0;
     if (!eligible)
       continue;

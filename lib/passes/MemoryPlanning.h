@@ -94,7 +94,10 @@ inline constexpr uint32_t kNoGroup = UINT32_MAX;
 /// the line positions [begin, end).
 struct StorageGroup {
   ir::BufferId root = ir::kNoBuffer; ///< the allocated buffer
-  std::vector<ir::BufferId> members; ///< root first, then reuse names in order
+  /// The members, root first, then reuse names in order, chained through
+  /// StorageGroups::links (no vector per group).
+  uint32_t firstLink = 0;
+  uint32_t lastLink = 0;
   size_t begin = 0;                  ///< the alloc line
   size_t end = 0;                    ///< one past the last line using any member or view
   bool pinned = false;               ///< a member (or a view of one) is an output
@@ -110,6 +113,17 @@ struct StorageGroup {
 struct StorageGroups {
   std::vector<StorageGroup> groups;
   std::vector<uint32_t> groupOf;
+  struct Link {
+    ir::BufferId member;
+    uint32_t next; ///< the next link of the group, or kNoGroup
+  };
+  std::vector<Link> links;
+
+  /// Calls \p fn(BufferId) for each member of \p group in order.
+  template <typename Fn> void forEachMember(const StorageGroup &group, Fn &&fn) const {
+    for (uint32_t l = group.firstLink; l != kNoGroup; l = links[l].next)
+      fn(links[l].member);
+  }
 };
 StorageGroups collectGroups(const ir::Module &module, const ir::Function &function);
 

@@ -7,6 +7,9 @@
 #include <charconv>
 #include <cstring>
 #include <fmt/format.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace wirc::json {
 
@@ -15,15 +18,15 @@ using value_t = Value::value_t;
 class Parser {
 public:
   Parser(std::string_view text, unsigned maxDepth, Document &doc)
-      : text(text), maxDepth(maxDepth), doc(doc) {}
+      : begin(text.data()), end(text.data() + text.size()), p(text.data()),
+        maxDepth(maxDepth), doc(doc) {}
 
   bool run(ParseError &error) {
-    doc.nodes.reserve(text.size() / 8 + 16);
-    skipSpace();
-    if (!parseValue(0))
+    doc.nodes.reserve(static_cast<size_t>(end - begin) / 8 + 16);
+    if (!scan())
       return report(error);
     skipSpace();
-    if (pos != text.size()) {
+    if (p != end) {
       fail("unexpected characters after the document");
       return report(error);
     }
@@ -31,10 +34,12 @@ public:
   }
 
 private:
-  std::string_view text;
+  // One pointer walks the text; offsets are computed only for errors.
+  const char *begin;
+  const char *end;
+  const char *p;
   unsigned maxDepth;
   Document &doc;
-  size_t pos = 0;
   size_t errorPos = 0;
   std::string errorMessage;
   std::vector<uint32_t> scratch; ///< children of the containers being parsed
@@ -48,36 +53,85 @@ private:
 
   bool fail(std::string message) {
     if (errorMessage.empty()) {
-      errorPos = pos;
+      errorPos = static_cast<size_t>(p - begin);
       errorMessage = std::move(message);
     }
     return false;
   }
 
   /// Eight bytes of the text from \p at, as a little-endian word.
-  uint64_t word(size_t at) const {
+  static uint64_t word(const char *at) {
     uint64_t w;
-    std::memcpy(&w, text.data() + at, 8);
+    std::memcpy(&w, at, 8);
     if constexpr (std::endian::native == std::endian::big)
       w = __builtin_bswap64(w);
     return w;
   }
   static constexpr uint64_t kOnes = 0x0101010101010101ULL;
   static constexpr uint64_t kHighs = 0x8080808080808080ULL;
+  static constexpr uint64_t kLows = 0x7F7F7F7F7F7F7F7FULL;
+
+  /// What a byte can start or be, so that the hot loops test one table
+  /// entry instead of several comparisons.
+  enum : uint8_t { kOther = 0, kSpace = 1, kDigit = 2 };
+  static constexpr std::array<uint8_t, 256> kClass = [] {
+    std::array<uint8_t, 256> cls{};
+    cls[' '] = cls['\n'] = cls['\r'] = cls['\t'] = kSpace;
+    for (unsigned c = '0'; c <= '9'; ++c)
+      cls[c] = kDigit;
+    return cls;
+  }();
+  static bool isSpace(char c) { return kClass[static_cast<unsigned char>(c)] == kSpace; }
+  static bool isDigit(char c) { return kClass[static_cast<unsigned char>(c)] == kDigit; }
 
   void skipSpace() {
-    while (pos < text.size()) {
-      char c = text[pos];
-      if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
-        break;
-      ++pos;
-    }
+    if (p != end && isSpace(*p))
+      p = skipSpaceRun(p);
   }
 
-  /// The offset of the first byte at or after \p at that a string does not
-  /// copy as it is ('"', '\\', control bytes, non-ASCII), or the end.
-  size_t plainRun(size_t at) const {
-    while (at + 8 <= text.size()) {
+  /// The first byte after the whitespace at \p q that is not whitespace.
+  [[gnu::noinline]] const char *skipSpaceRun(const char *q) const {
+    // Compact documents have at most a newline between tokens; indented
+    // ones a newline or a space and then spaces: take up to sixteen of those
+    // in one step (eight without SSE2).
+    ++q;
+#ifdef __SSE2__
+    if (end - q >= 16) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(q));
+      unsigned spaces =
+          static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' '))));
+      q += std::countr_one(spaces); // 16 when all are spaces
+    }
+#else
+    if (end - q >= 8) {
+      uint64_t x = word(q) ^ (kOnes * ' ');
+      // High bit of each byte that is not a space (exact, no borrows).
+      uint64_t other = (((x & kLows) + kLows) | x) & kHighs;
+      q += other ? std::countr_zero(other) / 8 : 8;
+    }
+#endif
+    while (q != end && isSpace(*q))
+      ++q;
+    return q;
+  }
+
+  /// The first byte at or after \p at that a string does not copy as it is
+  /// ('"', '\\', control bytes, non-ASCII), or the end.
+  [[gnu::always_inline]] const char *plainRun(const char *at) const {
+#ifdef __SSE2__
+    // Sixteen bytes a step; a signed compare below 0x20 also catches the
+    // non-ASCII bytes (0x80 and up are negative).
+    while (end - at >= 16) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(at));
+      __m128i special = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+                                     _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                  _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+      if (unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(special)))
+        return at + std::countr_zero(mask);
+      at += 16;
+    }
+#endif
+    while (end - at >= 8) {
       uint64_t w = word(at);
       // SWAR: a high bit in each byte that is below 0x20, equal to '"' or
       // '\\', or non-ASCII (w itself has the high bit).
@@ -85,110 +139,90 @@ private:
       uint64_t special = ((w - kOnes * 0x20) & ~w & kHighs) | zeroByte(w ^ (kOnes * '"')) |
                          zeroByte(w ^ (kOnes * '\\')) | (w & kHighs);
       if (special)
-        return at + static_cast<size_t>(std::countr_zero(special)) / 8;
+        return at + std::countr_zero(special) / 8;
       at += 8;
     }
-    while (at < text.size() && kPlain[static_cast<unsigned char>(text[at])])
+    while (at != end && kPlain[static_cast<unsigned char>(*at)])
       ++at;
     return at;
   }
 
-  uint32_t newNode(value_t type) {
-    doc.nodes.emplace_back();
-    doc.nodes.back().type = type;
-    return static_cast<uint32_t>(doc.nodes.size() - 1);
+  Document::Node &newNode(value_t type) {
+    Document::Node &node = doc.nodes.emplace_back();
+    node.type = type;
+    return node;
   }
 
   bool literal(std::string_view word) {
-    if (text.substr(pos, word.size()) != word)
+    if (static_cast<size_t>(end - p) < word.size() ||
+        std::memcmp(p, word.data(), word.size()) != 0)
       return fail(fmt::format("invalid literal; expected '{}'", word));
-    pos += word.size();
+    p += word.size();
     return true;
   }
 
   std::string describe() const {
-    if (pos >= text.size())
+    if (p == end)
       return "end of input";
-    unsigned char c = static_cast<unsigned char>(text[pos]);
+    unsigned char c = static_cast<unsigned char>(*p);
     if (c >= 0x20 && c < 0x7f)
       return fmt::format("'{}'", static_cast<char>(c));
     return fmt::format("byte 0x{:02x}", c);
   }
 
-  bool parseValue(unsigned depth) {
-    if (pos >= text.size())
-      return fail("unexpected end of input; expected a value");
-    switch (text[pos]) {
-    case '{':
-      return parseObject(depth + 1);
-    case '[':
-      return parseArray(depth + 1);
-    case '"': {
-      uint32_t n = newNode(value_t::string);
-      std::string_view s;
-      if (!parseString(s))
-        return false;
-      doc.nodes[n].setText(s);
-      return true;
-    }
-    case 't': {
-      uint32_t n = newNode(value_t::boolean);
-      doc.nodes[n].boolean = true;
-      return literal("true");
-    }
-    case 'f':
-      newNode(value_t::boolean);
-      return literal("false");
-    case 'n':
-      newNode(value_t::null);
-      return literal("null");
-    default:
-      if (text[pos] == '-' || (text[pos] >= '0' && text[pos] <= '9'))
-        return parseNumber();
-      return fail(fmt::format("unexpected {}; expected a value", describe()));
-    }
-  }
-
   bool parseNumber() {
-    size_t start = pos;
-    if (text[pos] == '-')
-      ++pos;
-    auto digits = [&] {
-      size_t s = pos;
-      while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9')
-        ++pos;
-      return pos - s;
-    };
-    if (pos < text.size() && text[pos] == '0') {
-      ++pos;
-    } else if (digits() == 0) {
-      return fail("invalid number; expected a digit");
+    const char *start = p;
+    bool negative = *p == '-';
+    if (negative)
+      ++p;
+    // Integers of up to 18 digits cannot overflow int64: accumulate them
+    // here; longer ones and non-integers go through from_chars.
+    uint64_t magnitude = 0;
+    const char *digitsStart = p;
+    if (p != end && *p == '0') {
+      ++p;
+    } else {
+      while (p != end && isDigit(*p))
+        magnitude = magnitude * 10 + static_cast<unsigned>(*p++ - '0');
+      if (p == digitsStart)
+        return fail("invalid number; expected a digit");
     }
+    size_t intDigits = static_cast<size_t>(p - digitsStart);
+    auto digits = [&] {
+      const char *s = p;
+      while (p != end && isDigit(*p))
+        ++p;
+      return p != s;
+    };
     bool integral = true;
-    if (pos < text.size() && text[pos] == '.') {
-      ++pos;
+    if (p != end && *p == '.') {
+      ++p;
       integral = false;
-      if (digits() == 0)
+      if (!digits())
         return fail("invalid number; expected a digit after '.'");
     }
-    if (pos < text.size() && (text[pos] == 'e' || text[pos] == 'E')) {
-      ++pos;
+    if (p != end && (*p == 'e' || *p == 'E')) {
+      ++p;
       integral = false;
-      if (pos < text.size() && (text[pos] == '+' || text[pos] == '-'))
-        ++pos;
-      if (digits() == 0)
+      if (p != end && (*p == '+' || *p == '-'))
+        ++p;
+      if (!digits())
         return fail("invalid number; expected a digit in the exponent");
     }
-    std::string_view spelling = text.substr(start, pos - start);
-    uint32_t n = newNode(value_t::number_float);
-    Document::Node &node = doc.nodes[n];
+    std::string_view spelling(start, static_cast<size_t>(p - start));
+    Document::Node &node = newNode(value_t::number_float);
     node.setText(spelling);
+    if (integral && intDigits <= 18) {
+      node.type = value_t::number_integer;
+      node.i = negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
+      return true;
+    }
     const char *first = spelling.data();
     const char *last = first + spelling.size();
     if (integral) {
       int64_t i = 0;
-      auto [end, ec] = std::from_chars(first, last, i);
-      if (ec == std::errc() && end == last) {
+      auto [iend, iec] = std::from_chars(first, last, i);
+      if (iec == std::errc() && iend == last) {
         node.type = value_t::number_integer;
         node.i = i;
         return true;
@@ -202,8 +236,8 @@ private:
       }
     }
     double d = 0;
-    auto [end, ec] = std::from_chars(first, last, d);
-    if (end != last || (ec != std::errc() && ec != std::errc::result_out_of_range))
+    auto [dend, dec] = std::from_chars(first, last, d);
+    if (dend != last || (dec != std::errc() && dec != std::errc::result_out_of_range))
       return fail("invalid number");
     node.d = d;
     return true;
@@ -220,16 +254,16 @@ private:
   }
 
   bool hex4(unsigned &code) {
-    if (pos + 4 > text.size())
+    if (end - p < 4)
       return fail("incomplete \\u escape");
     code = 0;
     for (int i = 0; i < 4; ++i) {
-      int h = hexValue(text[pos + i]);
+      int h = hexValue(p[i]);
       if (h < 0)
         return fail("invalid \\u escape; expected 4 hex digits");
       code = code * 16 + static_cast<unsigned>(h);
     }
-    pos += 4;
+    p += 4;
     return true;
   }
 
@@ -251,32 +285,30 @@ private:
     }
   }
 
-  /// Length of the well-formed UTF-8 sequence at pos, or 0.
+  /// Length of the well-formed UTF-8 sequence at p, or 0.
   size_t utf8Length() const {
     auto byte = [&](size_t i) -> unsigned {
-      return i < text.size() ? static_cast<unsigned char>(text[i]) : 0u;
+      return p + i < end ? static_cast<unsigned char>(p[i]) : 0u;
     };
-    unsigned c = byte(pos);
+    unsigned c = byte(0);
     auto cont = [&](size_t i) { return (byte(i) & 0xC0) == 0x80; };
     if (c >= 0xC2 && c <= 0xDF)
-      return cont(pos + 1) ? 2 : 0;
+      return cont(1) ? 2 : 0;
     if (c >= 0xE0 && c <= 0xEF) {
-      unsigned c1 = byte(pos + 1);
+      unsigned c1 = byte(1);
       if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F)) // overlong, surrogate
         return 0;
-      return cont(pos + 1) && cont(pos + 2) ? 3 : 0;
+      return cont(1) && cont(2) ? 3 : 0;
     }
     if (c >= 0xF0 && c <= 0xF4) {
-      unsigned c1 = byte(pos + 1);
+      unsigned c1 = byte(1);
       if ((c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F))
         return 0;
-      return cont(pos + 1) && cont(pos + 2) && cont(pos + 3) ? 4 : 0;
+      return cont(1) && cont(2) && cont(3) ? 4 : 0;
     }
     return 0;
   }
 
-  /// Parses a string at the opening quote. Strings without escapes stay
-  /// views into the source.
   /// Printable ASCII other than '"' and '\\': bytes a string copies as is.
   static constexpr std::array<bool, 256> kPlain = [] {
     std::array<bool, 256> plain{};
@@ -285,33 +317,36 @@ private:
     return plain;
   }();
 
+  /// Parses a string at the opening quote. Strings without escapes stay
+  /// views into the source.
   bool parseString(std::string_view &out) {
-    ++pos; // opening quote
-    size_t start = pos;
+    ++p; // opening quote
+    const char *start = p;
     std::string *decoded = nullptr;
     while (true) {
       // Most of a document is plain ASCII: skip runs of it in a tight loop
       // and copy them in one piece.
-      size_t run = plainRun(pos);
+      const char *run = plainRun(p);
       if (decoded)
-        decoded->append(text.data() + pos, run - pos);
-      pos = run;
-      if (pos >= text.size())
+        decoded->append(p, static_cast<size_t>(run - p));
+      p = run;
+      if (p == end)
         return fail("unterminated string");
-      unsigned char c = static_cast<unsigned char>(text[pos]);
+      unsigned char c = static_cast<unsigned char>(*p);
       if (c == '"')
         break;
       if (c < 0x20)
         return fail("control character in a string; it must be escaped");
       if (c == '\\') {
         if (!decoded) {
-          doc.decoded.push_back(std::make_unique<std::string>(text.substr(start, pos - start)));
+          doc.decoded.push_back(
+              std::make_unique<std::string>(start, static_cast<size_t>(p - start)));
           decoded = doc.decoded.back().get();
         }
-        ++pos;
-        if (pos >= text.size())
+        ++p;
+        if (p == end)
           return fail("unterminated string");
-        char e = text[pos++];
+        char e = *p++;
         switch (e) {
         case '"': *decoded += '"'; break;
         case '\\': *decoded += '\\'; break;
@@ -327,9 +362,9 @@ private:
             return false;
           if (code >= 0xD800 && code <= 0xDBFF) {
             unsigned low = 0;
-            if (text.substr(pos, 2) != "\\u")
+            if (end - p < 2 || p[0] != '\\' || p[1] != 'u')
               return fail("unpaired UTF-16 surrogate in a \\u escape");
-            pos += 2;
+            p += 2;
             if (!hex4(low))
               return false;
             if (low < 0xDC00 || low > 0xDFFF)
@@ -342,7 +377,7 @@ private:
           break;
         }
         default:
-          --pos;
+          --p;
           return fail("invalid escape in a string");
         }
         continue;
@@ -350,62 +385,40 @@ private:
       if (c < 0x80) {
         if (decoded)
           *decoded += static_cast<char>(c);
-        ++pos;
+        ++p;
         continue;
       }
       size_t length = utf8Length();
       if (length == 0)
         return fail("invalid UTF-8 in a string");
       if (decoded)
-        decoded->append(text.substr(pos, length));
-      pos += length;
+        decoded->append(p, length);
+      p += length;
     }
-    out = decoded ? std::string_view(*decoded) : text.substr(start, pos - start);
+    out = decoded ? std::string_view(*decoded)
+                  : std::string_view(start, static_cast<size_t>(p - start));
     if (out.size() > UINT32_MAX)
       return fail("string is longer than 4 GiB");
-    ++pos; // closing quote
+    ++p; // closing quote
     return true;
   }
 
-  bool parseArray(unsigned depth) {
-    if (depth > maxDepth)
-      return fail(fmt::format("JSON nesting is deeper than the limit of {}", maxDepth));
-    uint32_t n = newNode(value_t::array);
-    ++pos; // [
-    size_t base = scratch.size();
-    skipSpace();
-    if (pos < text.size() && text[pos] == ']') {
-      ++pos;
-      return true;
-    }
-    while (true) {
-      skipSpace();
-      scratch.push_back(static_cast<uint32_t>(doc.nodes.size()));
-      if (!parseValue(depth))
-        return false;
-      skipSpace();
-      if (pos < text.size() && text[pos] == ',') {
-        ++pos;
-        continue;
-      }
-      if (pos < text.size() && text[pos] == ']') {
-        ++pos;
-        break;
-      }
-      return fail(fmt::format("unexpected {}; expected ',' or ']' in an array", describe()));
-    }
-    Document::Node &node = doc.nodes[n];
-    node.first = static_cast<uint32_t>(doc.children.size());
-    node.count = static_cast<uint32_t>(scratch.size() - base);
-    doc.children.insert(doc.children.end(), scratch.begin() + base, scratch.end());
-    scratch.resize(base);
-    return true;
+  /// Appends scratch entries from \p base to \p out and drops them; most
+  /// containers are small, so copy in place rather than through memmove.
+  template <typename T>
+  static void moveTail(std::vector<T> &from, size_t base, std::vector<T> &out) {
+    size_t count = from.size() - base;
+    if (out.capacity() - out.size() < count)
+      out.reserve(std::max(out.capacity() * 2, out.size() + count));
+    const T *src = from.data() + base;
+    for (size_t i = 0; i < count; ++i)
+      out.push_back(src[i]);
+    from.resize(base);
   }
 
   static bool sameKey(std::string_view a, std::string_view b) {
     return a.size() == b.size() && (a.empty() || a[0] == b[0]) && a == b;
   }
-
   /// Fails on a name that occurs twice among the members from \p base on.
   /// Graph objects have a handful of members: compare pairs in place; sort a
   /// copy only for large objects, which keeps this O(n log n) for any size.
@@ -416,6 +429,21 @@ private:
       // (Through a local pointer: the vector's bounds are not reloaded
       // after every comparison.)
       const Document::MemberRef *m = memberScratch.data() + base;
+      // Equal names have equal signatures (length, first and last byte):
+      // where no two signatures share a bit, no names are compared.
+      uint64_t seen = 0;
+      bool collision = false;
+      for (size_t i = 0; i < count; ++i) {
+        std::string_view k = m[i].key;
+        size_t sig = k.size() * 7;
+        if (!k.empty())
+          sig += static_cast<unsigned char>(k[0]) + static_cast<unsigned char>(k.back()) * 3u;
+        uint64_t bit = uint64_t(1) << (sig & 63);
+        collision |= (seen & bit) != 0;
+        seen |= bit;
+      }
+      if (!collision)
+        return true;
       const std::string_view *duplicate = nullptr;
       for (size_t i = 0; i < count; ++i)
         for (size_t j = i + 1; j < count; ++j)
@@ -438,52 +466,215 @@ private:
     return true;
   }
 
-  bool parseObject(unsigned depth) {
-    if (depth > maxDepth)
-      return fail(fmt::format("JSON nesting is deeper than the limit of {}", maxDepth));
-    uint32_t n = newNode(value_t::object);
-    ++pos; // {
-    size_t base = memberScratch.size();
-    skipSpace();
-    if (pos < text.size() && text[pos] == '}') {
-      ++pos;
+
+  /// A string at \p q (its opening quote): the common case, no escapes and
+  /// nothing but printable ASCII, in line; the rest through parseString.
+  [[gnu::always_inline]] bool scanString(const char *&q, std::string_view &out) {
+    const char *start = q + 1;
+    const char *run = plainRun(start);
+    if (run != end && *run == '"' && static_cast<size_t>(run - start) <= UINT32_MAX) {
+      out = std::string_view(start, static_cast<size_t>(run - start));
+      q = run + 1;
       return true;
     }
-    while (true) {
-      skipSpace();
-      if (pos >= text.size() || text[pos] != '"')
-        return fail(fmt::format("unexpected {}; expected a member name in quotes", describe()));
-      std::string_view key;
-      if (!parseString(key))
-        return false;
-      skipSpace();
-      if (pos >= text.size() || text[pos] != ':')
-        return fail(fmt::format("unexpected {}; expected ':' after a member name", describe()));
-      ++pos;
-      skipSpace();
-      uint32_t value = static_cast<uint32_t>(doc.nodes.size());
-      if (!parseValue(depth))
-        return false;
-      memberScratch.push_back({key, value});
-      skipSpace();
-      if (pos < text.size() && text[pos] == ',') {
-        ++pos;
-        continue;
+    p = q;
+    bool ok = parseString(out);
+    q = p;
+    return ok;
+  }
+
+  /// One pass over the document with an explicit stack of open containers:
+  /// the position stays in a register and no value costs a call.
+  bool scan() {
+    const char *q = p;
+    const char *const e = end;
+    struct Frame {
+      uint32_t node; ///< the container's record
+      uint32_t base; ///< its first entry in scratch or memberScratch
+      bool object;
+    };
+    std::vector<Frame> stack;
+    // Between tokens there is mostly nothing or one byte (a space after ':',
+    // a newline in compact documents): test those in line.
+    auto space = [&]() __attribute__((always_inline)) {
+      if (q != e && isSpace(*q)) {
+        if (q + 1 != e && !isSpace(q[1]))
+          ++q;
+        else
+          q = skipSpaceRun(q);
       }
-      if (pos < text.size() && text[pos] == '}') {
-        ++pos;
-        break;
+    };
+    // Errors report the offset of q.
+    auto failHere = [&](auto makeMessage) {
+      p = q;
+      return fail(makeMessage());
+    };
+    auto open = [&](value_t type, size_t base) {
+      uint32_t n = static_cast<uint32_t>(doc.nodes.size());
+      newNode(type);
+      stack.push_back({n, static_cast<uint32_t>(base), type == value_t::object});
+      ++q;
+    };
+
+    space();
+  value:
+    if (q == e)
+      return failHere([] { return std::string("unexpected end of input; expected a value"); });
+    switch (*q) {
+    case '{':
+      if (stack.size() + 1 > maxDepth)
+        return failHere([&] {
+          return fmt::format("JSON nesting is deeper than the limit of {}", maxDepth);
+        });
+      open(value_t::object, memberScratch.size());
+      space();
+      if (q != e && *q == '}') {
+        ++q;
+        stack.pop_back();
+        goto next;
       }
-      return fail(fmt::format("unexpected {}; expected ',' or '}}' in an object", describe()));
+      goto member;
+    case '[':
+      if (stack.size() + 1 > maxDepth)
+        return failHere([&] {
+          return fmt::format("JSON nesting is deeper than the limit of {}", maxDepth);
+        });
+      open(value_t::array, scratch.size());
+      space();
+      if (q != e && *q == ']') {
+        ++q;
+        stack.pop_back();
+        goto next;
+      }
+      scratch.push_back(static_cast<uint32_t>(doc.nodes.size()));
+      goto value;
+    case '"': {
+      // The record first: records are numbered in document order.
+      size_t n = doc.nodes.size();
+      newNode(value_t::string);
+      std::string_view s;
+      if (!scanString(q, s))
+        return false;
+      doc.nodes[n].setText(s);
+      goto next;
     }
-    // Duplicate names are ambiguous: reject them rather than pick one.
-    if (!checkDuplicateKeys(base))
-      return false;
-    Document::Node &node = doc.nodes[n];
-    node.first = static_cast<uint32_t>(doc.members.size());
-    node.count = static_cast<uint32_t>(memberScratch.size() - base);
-    doc.members.insert(doc.members.end(), memberScratch.begin() + base, memberScratch.end());
-    memberScratch.resize(base);
+    case 't':
+    case 'f':
+    case 'n': {
+      Document::Node &node = newNode(*q == 'n' ? value_t::null : value_t::boolean);
+      node.boolean = *q == 't';
+      p = q;
+      if (!literal(*q == 't' ? "true" : *q == 'f' ? "false" : "null"))
+        return false;
+      q = p;
+      goto next;
+    }
+    case '-':
+    case '0': case '1': case '2': case '3': case '4':
+    case '5': case '6': case '7': case '8': case '9': {
+      // Plain integers of up to 18 digits (no overflow) in line; the rest,
+      // and every malformed number, through parseNumber.
+      const char *start = q;
+      const char *d = q + (*q == '-');
+      if (d != e && isDigit(*d)) {
+        uint64_t magnitude = 0;
+        const char *t = d;
+        if (*t == '0')
+          ++t;
+        else
+          while (t != e && isDigit(*t))
+            magnitude = magnitude * 10 + static_cast<unsigned>(*t++ - '0');
+        if (t - d <= 18 && (t == e || (*t != '.' && *t != 'e' && *t != 'E'))) {
+          Document::Node &node = newNode(value_t::number_integer);
+          node.setText(std::string_view(start, static_cast<size_t>(t - start)));
+          node.i = *start == '-' ? -static_cast<int64_t>(magnitude)
+                                 : static_cast<int64_t>(magnitude);
+          q = t;
+          goto next;
+        }
+      }
+      p = q;
+      if (!parseNumber())
+        return false;
+      q = p;
+      goto next;
+    }
+    default:
+      p = q;
+      return fail(fmt::format("unexpected {}; expected a value", describe()));
+    }
+
+  member:
+    // At a member name, after '{' or ','.
+    space();
+    {
+      if (q == e || *q != '"') {
+        p = q;
+        return fail(
+            fmt::format("unexpected {}; expected a member name in quotes", describe()));
+      }
+      std::string_view key;
+      if (!scanString(q, key))
+        return false;
+      space();
+      if (q == e || *q != ':') {
+        p = q;
+        return fail(
+            fmt::format("unexpected {}; expected ':' after a member name", describe()));
+      }
+      ++q;
+      space();
+      // The value is the next record; entries of objects inside it go after
+      // this one in memberScratch and leave before the object closes.
+      memberScratch.push_back({key, static_cast<uint32_t>(doc.nodes.size())});
+      goto value;
+    }
+
+  next:
+    // After a value: close containers or go on to the next entry.
+    while (!stack.empty()) {
+      space();
+      Frame &frame = stack.back();
+      if (frame.object) {
+        if (q != e && *q == ',') {
+          ++q;
+          goto member;
+        }
+        if (q == e || *q != '}') {
+          p = q;
+          return fail(
+              fmt::format("unexpected {}; expected ',' or '}}' in an object", describe()));
+        }
+        ++q;
+        // Duplicate names are ambiguous: reject them rather than pick one.
+        p = q;
+        if (memberScratch.size() - frame.base > 1 && !checkDuplicateKeys(frame.base))
+          return false;
+        Document::Node &node = doc.nodes[frame.node];
+        node.first = static_cast<uint32_t>(doc.members.size());
+        node.count = static_cast<uint32_t>(memberScratch.size() - frame.base);
+        moveTail(memberScratch, frame.base, doc.members);
+      } else {
+        if (q != e && *q == ',') {
+          ++q;
+          space();
+          scratch.push_back(static_cast<uint32_t>(doc.nodes.size()));
+          goto value;
+        }
+        if (q == e || *q != ']') {
+          p = q;
+          return fail(
+              fmt::format("unexpected {}; expected ',' or ']' in an array", describe()));
+        }
+        ++q;
+        Document::Node &node = doc.nodes[frame.node];
+        node.first = static_cast<uint32_t>(doc.children.size());
+        node.count = static_cast<uint32_t>(scratch.size() - frame.base);
+        moveTail(scratch, frame.base, doc.children);
+      }
+      stack.pop_back();
+    }
+    p = q;
     return true;
   }
 };

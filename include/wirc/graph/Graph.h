@@ -346,13 +346,20 @@ struct Graph {
   std::string pointer; ///< "" for the top level, "/subgraphs/N" otherwise
 };
 
+/// Hashes std::string and std::string_view alike, so that a table keyed by
+/// strings is searched with a view and no temporary string.
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
 /// A whole graph-format document.
 struct Document {
   Graph main;
   std::vector<Graph> subgraphs;
   std::vector<Kernel> kernels;
   /// Kernel name to index in \c kernels; built by the reader.
-  std::unordered_map<std::string, size_t> kernelIndex;
+  std::unordered_map<std::string, size_t, NameHash, std::equal_to<>> kernelIndex;
 
   const Kernel *findKernel(std::string_view name) const;
   const Graph *findSubgraph(std::string_view name) const;
