@@ -60,48 +60,40 @@ std::optional<WrapperProject> planWrapperProject(const std::string &wrapperPath,
 
 std::string printWrapperCMakeLists(const WrapperProject &project, std::string_view graphName) {
   std::string from = isPlainIdentifier(graphName) ? fmt::format(" from graph '{}'", graphName) : "";
-  if (project.aoti)
-    // PyTorch's CMake package (TorchConfig.cmake, in the torch wheel) gives
-    // the AOTI shim's headers and libtorch.
-    return fmt::format(
-        "{marker} {version}{from} (wirc compile --emit=cpp --cpp-abi=aoti --build).\n"
-        "# Builds {wrapper} into the shared library {library} against wirc's runtime\n"
-        "# headers, the CUDA driver API and libtorch (PyTorch's AOTI C shim):\n"
-        "#   cmake -S . -B build -DCMAKE_PREFIX_PATH=\"<wirc's install prefix>;$(python3 -c \\\n"
-        "#     'import torch; print(torch.utils.cmake_prefix_path)')\"\n"
-        "#   cmake --build build\n"
-        "cmake_minimum_required(VERSION 3.25)\n"
-        "project({library} LANGUAGES CXX)\n"
-        "\n"
-        "find_package(wirc {version} REQUIRED CONFIG)\n"
-        "find_package(CUDAToolkit REQUIRED)\n"
-        "find_package(Torch REQUIRED CONFIG)\n"
-        "\n"
-        "add_library({library} SHARED {wrapper})\n"
-        "target_compile_features({library} PRIVATE cxx_std_17)\n"
-        "target_include_directories({library} PRIVATE ${{TORCH_INCLUDE_DIRS}})\n"
-        "target_link_libraries({library} PRIVATE wirc::runtime CUDA::cuda_driver ${{TORCH_LIBRARIES}})\n",
-        fmt::arg("marker", kWrapperCMakeListsMarker), fmt::arg("version", WIRC_VERSION),
-        fmt::arg("from", from), fmt::arg("wrapper", project.wrapperFile),
-        fmt::arg("library", project.library));
+  // An AOTI wrapper also needs PyTorch's CMake package (TorchConfig.cmake, in
+  // the torch wheel): the shim's headers and libtorch.
+  bool aoti = project.aoti;
   return fmt::format(
-      "{marker} {version}{from} (wirc compile --emit=cpp --build).\n"
+      "{marker} {version}{from} (wirc compile --emit=cpp{abi} --build).\n"
       "# Builds {wrapper} into the shared library {library} against wirc's runtime\n"
-      "# headers and the CUDA driver API:\n"
-      "#   cmake -S . -B build -DCMAKE_PREFIX_PATH=<wirc's install prefix>\n"
+      "# headers{uses}:\n"
+      "#   cmake -S . -B build -DCMAKE_PREFIX_PATH={prefix}\n"
       "#   cmake --build build\n"
       "cmake_minimum_required(VERSION 3.25)\n"
       "project({library} LANGUAGES CXX)\n"
       "\n"
       "find_package(wirc {version} REQUIRED CONFIG)\n"
       "find_package(CUDAToolkit REQUIRED)\n"
+      "{findTorch}"
       "\n"
       "add_library({library} SHARED {wrapper})\n"
       "target_compile_features({library} PRIVATE cxx_std_17)\n"
-      "target_link_libraries({library} PRIVATE wirc::runtime CUDA::cuda_driver)\n",
+      "{torchIncludes}"
+      "target_link_libraries({library} PRIVATE wirc::runtime CUDA::cuda_driver{torchLibraries})\n",
       fmt::arg("marker", kWrapperCMakeListsMarker), fmt::arg("version", WIRC_VERSION),
       fmt::arg("from", from), fmt::arg("wrapper", project.wrapperFile),
-      fmt::arg("library", project.library));
+      fmt::arg("library", project.library), fmt::arg("abi", aoti ? " --cpp-abi=aoti" : ""),
+      fmt::arg("uses", aoti ? ", the CUDA driver API and libtorch (PyTorch's AOTI C shim)"
+                            : " and the CUDA driver API"),
+      fmt::arg("prefix", aoti ? "\"<wirc's install prefix>;$(python3 -c \\\n"
+                                "#     'import torch; print(torch.utils.cmake_prefix_path)')\""
+                              : "<wirc's install prefix>"),
+      fmt::arg("findTorch", aoti ? "find_package(Torch REQUIRED CONFIG)\n" : ""),
+      fmt::arg("torchIncludes",
+               aoti ? fmt::format("target_include_directories({} PRIVATE ${{TORCH_INCLUDE_DIRS}})\n",
+                                  project.library)
+                    : ""),
+      fmt::arg("torchLibraries", aoti ? " ${TORCH_LIBRARIES}" : ""));
 }
 
 } // namespace wirc

@@ -23,6 +23,7 @@
 
 #include "wirc/support/Base64.h"
 #include "wirc/support/Diagnostics.h"
+#include "wirc/support/Names.h"
 
 #include <fmt/format.h>
 
@@ -98,6 +99,26 @@ std::string cppStringLiteral(std::string_view bytes) {
   return out;
 }
 
+
+/// A C++ double literal: the shortest round-trip form, kept a floating
+/// literal so that -0.0 stays negative (the integer literal -0 would be
+/// +0.0); NaN and infinities through std::numeric_limits.
+std::string doubleLiteral(double value) {
+  if (std::isnan(value))
+    return "std::numeric_limits<double>::quiet_NaN()";
+  if (std::isinf(value))
+    return value < 0 ? "-std::numeric_limits<double>::infinity()"
+                     : "std::numeric_limits<double>::infinity()";
+  std::string text = fmt::format("{}", value);
+  if (text.find_first_of(".e") == std::string::npos)
+    text += ".0";
+  return text;
+}
+
+/// A C++ int64_t literal; -2^63 has none (its magnitude does not fit).
+std::string intLiteral(int64_t value) {
+  return value == INT64_MIN ? "INT64_MIN" : fmt::format("INT64_C({})", value);
+}
 
 /// The entry point a compiled config exports: the compiler's (mangled) name
 /// when the artifacts record one, else the function the source defines.
@@ -207,7 +228,7 @@ private:
   static std::string aotiDType(graph::DType dtype) {
     return fmt::format("aoti_torch_dtype_{}()", graph::dtypeName(dtype));
   }
-  std::string aotiHandleOf(const Value &v, std::string &decls, unsigned &counter) const;
+  std::string aotiHandleVar(const Value &v, std::string &decls, unsigned &counter) const;
   std::vector<std::string> aotiArgument(const SchemaType &type, const Value *value,
                                         const SchemaDefault *fallback, const std::string &what,
                                         std::string &decls, unsigned &counter) const;
@@ -254,23 +275,9 @@ std::string CppEmitter::externValue(const Value &v, std::string &decls, unsigned
   case Value::Kind::Bool:
     return fmt::format("wirc::rt::extern_bool({})", v.boolValue ? "true" : "false");
   case Value::Kind::Int:
-    // -2^63 has no literal: its magnitude does not fit int64_t.
-    return v.intValue == INT64_MIN ? "wirc::rt::extern_int(INT64_MIN)"
-                                   : fmt::format("wirc::rt::extern_int(INT64_C({}))", v.intValue);
+    return fmt::format("wirc::rt::extern_int({})", intLiteral(v.intValue));
   case Value::Kind::Float:
-    if (std::isnan(v.floatValue))
-      return "wirc::rt::extern_double(std::numeric_limits<double>::quiet_NaN())";
-    if (std::isinf(v.floatValue))
-      return fmt::format("wirc::rt::extern_double({}std::numeric_limits<double>::infinity())",
-                         v.floatValue < 0 ? "-" : "");
-  {
-    // Shortest round-trip form, kept a floating literal so that -0.0 stays
-    // negative (the integer literal -0 would be +0.0).
-    std::string text = fmt::format("{}", v.floatValue);
-    if (text.find_first_of(".e") == std::string::npos)
-      text += ".0";
-    return fmt::format("wirc::rt::extern_double({})", text);
-  }
+    return fmt::format("wirc::rt::extern_double({})", doubleLiteral(v.floatValue));
   case Value::Kind::String:
     return fmt::format("wirc::rt::extern_string({}, {})", cppStringLiteral(v.text), v.text.size());
   case Value::Kind::Expr:
@@ -347,15 +354,15 @@ void CppEmitter::externCall(std::string &text, const std::string &op,
   text += fmt::format("    {}{}.{}({}, stream{});\n  }}\n", assign, callee, method, callArgs, tail);
 }
 
-/// AOTI: a handle expression for a tensor argument; a view gets a temporary
-/// handle declared into \p decls, alive for the call's block.
-std::string CppEmitter::aotiHandleOf(const Value &v, std::string &decls, unsigned &counter) const {
+/// AOTI: the Handle variable holding a tensor argument: the buffer's own, or
+/// for a view a temporary declared into \p decls, alive for the call's block.
+std::string CppEmitter::aotiHandleVar(const Value &v, std::string &decls, unsigned &counter) const {
   if (v.kind == Value::Kind::Buffer) {
     const BufferInfo &info = module.buffer(v.buffer);
     if (info.kind == BufferKind::SymbolInput || info.kind == BufferKind::ScalarInput ||
         info.isTuple)
       unsupported(fmt::format("'{}' as an extern kernel's tensor argument", info.name));
-    return handle(v.buffer) + ".get()";
+    return handle(v.buffer);
   }
   if (v.kind == Value::Kind::View) {
     std::string var = fmt::format("wirc_{}", counter++);
@@ -364,7 +371,7 @@ std::string CppEmitter::aotiHandleOf(const Value &v, std::string &decls, unsigne
     decls += fmt::format("    wirc::rt::aoti::Handle {0} = wirc::rt::aoti::view({1}, {2}, "
                          "{0}_size, {0}_stride, {3}, \"{4}\");\n",
                          var, handle(v.buffer), v.size.size(), expr(v.expr), name(v.buffer));
-    return var + ".get()";
+    return var;
   }
   unsupported("a tensor argument that is neither a buffer nor a view");
 }
@@ -416,22 +423,6 @@ const char *shimScalarType(const std::string &base) {
   if (base == "str")
     return "const char*";
   return nullptr;
-}
-
-std::string doubleLiteral(double value) {
-  if (std::isnan(value))
-    return "std::numeric_limits<double>::quiet_NaN()";
-  if (std::isinf(value))
-    return value < 0 ? "-std::numeric_limits<double>::infinity()"
-                     : "std::numeric_limits<double>::infinity()";
-  std::string text = fmt::format("{}", value);
-  if (text.find_first_of(".e") == std::string::npos)
-    text += ".0";
-  return text;
-}
-
-std::string intLiteral(int64_t value) {
-  return value == INT64_MIN ? "INT64_MIN" : fmt::format("INT64_C({})", value);
 }
 
 } // namespace
@@ -505,7 +496,7 @@ std::vector<std::string> CppEmitter::aotiArgument(const SchemaType &type, const 
     if (item.isBase("Tensor")) {
       itemType = "AtenTensorHandle";
       for (const Value &x : items)
-        list += (list.empty() ? "" : ", ") + aotiHandleOf(x, decls, counter);
+        list += (list.empty() ? "" : ", ") + aotiHandleVar(x, decls, counter) + ".get()";
     } else if (item.isOptional() && item.elem->isBase("Tensor")) {
       itemType = "AtenTensorHandle*";
       for (const Value &x : items) {
@@ -515,7 +506,7 @@ std::vector<std::string> CppEmitter::aotiArgument(const SchemaType &type, const 
         }
         std::string var = fmt::format("wirc_{}", counter++);
         decls += fmt::format("    AtenTensorHandle {} = {};\n", var,
-                             aotiHandleOf(x, decls, counter));
+                             aotiHandleVar(x, decls, counter) + ".get()");
         list += (list.empty() ? "&" : ", &") + var;
       }
     } else if (item.kind == SchemaType::Kind::Base && shimScalarType(item.base) &&
@@ -540,7 +531,7 @@ std::vector<std::string> CppEmitter::aotiArgument(const SchemaType &type, const 
   if (base == "Tensor") {
     if (v.kind != Value::Kind::Buffer && v.kind != Value::Kind::View)
       mismatch();
-    return {aotiHandleOf(v, decls, counter)};
+    return {aotiHandleVar(v, decls, counter) + ".get()"};
   }
   if (base == "int" || base == "SymInt" || base == "DeviceIndex") {
     if (v.kind == Value::Kind::Int)
@@ -627,16 +618,8 @@ void CppEmitter::aotiExternCall(std::string &text, const std::string &op,
   } catch (const SchemaError &e) {
     unsupported(fmt::format("extern kernel '{}': its schema does not parse: {}", op, e.what()));
   }
-  auto isIdent = [](const std::string &s) {
-    if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
-      return false;
-    for (unsigned char c : s)
-      if (!std::isalnum(c) && c != '_')
-        return false;
-    return true;
-  };
-  if (schema.ns != "aten" || !isIdent(schema.name) ||
-      (!schema.overload.empty() && !isIdent(schema.overload)))
+  if (schema.ns != "aten" || !isPlainIdentifier(schema.name) ||
+      (!schema.overload.empty() && !isPlainIdentifier(schema.overload)))
     unsupported(fmt::format("extern kernel '{}': schema '{}::{}' is not an aten op the C shim "
                             "provides",
                             op, schema.ns, schema.name));
@@ -1228,10 +1211,8 @@ void CppEmitter::condCall(std::string &text, const CondLine &c) {
     }
     if (aoti()) {
       // The branch takes over its inputs: pass new references.
-      std::string h = aotiHandleOf(v, decls, counter);
-      h = h.substr(0, h.size() - std::string_view(".get()").size());
-      tensors += (tensors.empty() ? "" : ", ") +
-                 (v.kind == Value::Kind::View ? h + ".release()" : h + ".share()");
+      tensors += (tensors.empty() ? "" : ", ") + aotiHandleVar(v, decls, counter) +
+                 (v.kind == Value::Kind::View ? ".release()" : ".share()");
     } else if (v.kind == Value::Kind::Buffer) {
       tensors += (tensors.empty() ? "" : ", ") + name(v.buffer);
     } else if (v.kind == Value::Kind::View) {

@@ -15,9 +15,7 @@ import os
 import re
 import subprocess
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-INCLUDE = os.path.normpath(os.path.join(HERE, "..", "..", "..", "include"))
-CUDA_ROOT = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+from .cpp_runner import CUDA_ROOT, INCLUDE
 
 SHIM = r"""
 #include "{wrapper}"
