@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build python3
-  libcli11-dev nlohmann-json3-dev libspdlog-dev libfmt-dev catch2
+  libcli11-dev nlohmann-json3-dev libspdlog-dev libfmt-dev catch2 libjemalloc-dev
   llvm-14-dev llvm-14-tools
 )
 

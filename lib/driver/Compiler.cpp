@@ -9,11 +9,50 @@
 #include "wirc/support/BuryPointer.h"
 #include "wirc/support/OutputFile.h"
 
+#include <chrono>
 #include <filesystem>
 
 #include <fmt/format.h>
 
 namespace wirc {
+
+namespace {
+/// Wall time of the driver's phases, for --time-passes: the pass report
+/// covers only the pipeline, and at scale reading and emitting weigh as much.
+class PhaseTimer {
+public:
+  explicit PhaseTimer(bool enabled) : enabled(enabled), last(Clock::now()) {}
+  void finish(std::string_view phase) {
+    if (!enabled)
+      return;
+    auto now = Clock::now();
+    phases.emplace_back(phase, std::chrono::duration<double, std::milli>(now - last).count());
+    last = now;
+  }
+  void report(const passes::PipelineInstrumentation &instrumentation) const {
+    if (!enabled || !instrumentation.print)
+      return;
+    double total = 0;
+    for (const auto &[name, ms] : phases)
+      total += ms;
+    std::string text = "===-------------------------------------------===\n"
+                       "  wirc phase timing report\n"
+                       "===-------------------------------------------===\n";
+    text += fmt::format("  {:>10}  {:>6}  {}\n", "wall (ms)", "%", "phase");
+    for (const auto &[name, ms] : phases)
+      text += fmt::format("  {:>10.3f}  {:>5.1f}%  {}\n", ms, total > 0 ? 100 * ms / total : 0.0,
+                          name);
+    text += fmt::format("  {:>10.3f}  {:>5.1f}%  total\n", total, 100.0);
+    instrumentation.print(text);
+  }
+
+private:
+  using Clock = std::chrono::steady_clock;
+  bool enabled;
+  Clock::time_point last;
+  std::vector<std::pair<std::string_view, double>> phases;
+};
+} // namespace
 
 std::string versionString() { return fmt::format("wirc {}", WIRC_VERSION); }
 
@@ -44,21 +83,27 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
       return ExitCode::UserError;
   }
 
-  std::string text;
-  if (std::string error = readWholeFile(request.inputPath, text); !error.empty()) {
+  PhaseTimer timer(request.instrumentation.timePasses);
+  InputText input;
+  if (std::string error = input.open(request.inputPath); !error.empty()) {
     diag.error(error);
     return ExitCode::UserError;
   }
+  std::string_view text = input.text();
   // Diagnostics name the file as the user spelled it, so output does not
   // depend on the working directory.
   std::string displayName = request.inputPath == "-" ? "<stdin>" : request.inputPath;
-  diag.setSource(displayName, [&text](std::string_view pointer) {
+  diag.setSource(displayName, [text](std::string_view pointer) {
     return graph::locateJsonPointer(text, pointer);
   });
 
   std::unique_ptr<graph::Document> document = graph::readDocument(text, diag, request.limits);
   if (!document)
     return ExitCode::UserError;
+  // The graph holds what it needs; the text is read again only to locate a
+  // late diagnostic.
+  input.dropResidentPages();
+  timer.finish("read");
 
   ir::Module module;
   passes::CompileOptions options = request.options;
@@ -69,6 +114,7 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
   if (!passes::runPipeline(passes::buildDefaultPipeline(), module, context,
                            request.instrumentation))
     return ExitCode::UserError;
+  timer.finish("pipeline");
   if (request.instrumentation.memoryStats && request.instrumentation.print)
     request.instrumentation.print(passes::formatMemoryStats(module));
 
@@ -81,6 +127,7 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
     if (ExitCode code = cuda::compileModuleKernels(module, selection, request.kernels, diag, &images);
         code != ExitCode::Success)
       return code;
+    timer.finish("kernels");
   }
 
   std::string output;
@@ -91,6 +138,7 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
     diag.error(e.what());
     return ExitCode::NotImplemented;
   }
+  timer.finish("emit");
   if (!request.outputDir.empty()) {
     OutputFiles extra;
     if (request.build) {
@@ -106,6 +154,8 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
       diag.error(error);
       return ExitCode::UserError;
     }
+    timer.finish("write");
+    timer.report(request.instrumentation);
     return ExitCode::Success;
   }
   if (std::string error = writeFileAtomically(request.outputPath, output); !error.empty()) {
@@ -124,6 +174,8 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
       return ExitCode::UserError;
     }
   }
+  timer.finish("write");
+  timer.report(request.instrumentation);
   if (request.disableFree) {
     buryPointer(std::move(context.ownedDocument));
     buryPointer(std::make_unique<ir::Module>(std::move(module)));

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,6 +32,20 @@ std::string writeFileAtomically(const std::string &path, std::string_view conten
   if (path == "-") {
     if (!writeAll(STDOUT_FILENO, contents))
       return fmt::format("cannot write to standard output: {}", std::strerror(errno));
+    return {};
+  }
+  // A device, FIFO or socket (/dev/null, /dev/stdout, a pipe) is written in
+  // place: renaming over it would replace the device with a file.
+  if (struct stat st {}; ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) &&
+                         !S_ISDIR(st.st_mode)) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+      return fmt::format("cannot write '{}': {}", path, std::strerror(errno));
+    bool ok = writeAll(fd, contents);
+    int savedErrno = errno;
+    ok = (::close(fd) == 0) && ok;
+    if (!ok)
+      return fmt::format("cannot write '{}': {}", path, std::strerror(savedErrno));
     return {};
   }
   std::filesystem::path target(path);
@@ -92,6 +107,40 @@ std::string readWholeFile(const std::string &path, std::string &contents) {
   if (path != "-")
     ::close(fd);
   return {};
+}
+
+InputText::~InputText() {
+  if (mapped)
+    ::munmap(const_cast<char *>(mapped), mappedSize);
+}
+
+std::string InputText::open(const std::string &path) {
+  if (path != "-") {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      return fmt::format("cannot open '{}': {}", path, std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+      // Populated up front: one call maps every page of the page cache
+      // instead of a fault per page while parsing.
+      void *p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ,
+                       MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      if (p != MAP_FAILED) {
+        ::close(fd);
+        mapped = static_cast<const char *>(p);
+        mappedSize = static_cast<size_t>(st.st_size);
+        return {};
+      }
+    }
+    ::close(fd);
+  }
+  // Streams, empty and special files, and anything that cannot be mapped.
+  return readWholeFile(path, copy);
+}
+
+void InputText::dropResidentPages() {
+  if (mapped)
+    ::madvise(const_cast<char *>(mapped), mappedSize, MADV_DONTNEED);
 }
 
 } // namespace wirc

@@ -291,7 +291,7 @@ int run(int argc, char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && !defined(WIRC_USE_JEMALLOC)
   // Large buffers (the input text, line vectors, the emitted text) come and
   // go between stages. A fixed mmap threshold gives them back to the system
   // when freed; glibc's adaptive one moved them onto the heap, where freed
