@@ -4,7 +4,8 @@
 For each size and emitter: wall time of `wirc compile` (median of --repeat
 runs), peak RSS of the wirc process, the instruction count under
 `valgrind --tool=callgrind` for sizes up to --callgrind-max (where wall time is
-noise), and the time ratio to the previous size, also as the cost of one
+noise), the split of that time into the driver's phases (read, pipeline, emit and
+write, from --time-passes, of the median run), and the time ratio to the previous size, also as the cost of one
 doubling: (t2 / t1) ** (1 / log2(n2 / n1)). Runs longer than 5 s are not
 repeated; after a timeout, larger sizes of that emitter are skipped. Graphs come from
 tools/graphgen/graphgen.py (cached under --work). A run that fails (exit code
@@ -63,7 +64,7 @@ def run_once(cmd, timeout):
         if time.perf_counter() > deadline:
             proc.kill()
             os.wait4(proc.pid, 0)
-            return None, None, "timeout"
+            return None, None, "timeout", {}
         time.sleep(0.002)
     wall = time.perf_counter() - t0
     code = os.waitstatus_to_exitcode(status)
@@ -71,7 +72,23 @@ def run_once(cmd, timeout):
     err = proc.stderr.read().decode(errors="replace")
     if code != 0:
         sys.stderr.write(err)
-    return wall, usage.ru_maxrss / 1024.0, code
+    return wall, usage.ru_maxrss / 1024.0, code, phases(err)
+
+
+def phases(report):
+    """{phase: seconds} from the phase timing report --time-passes prints."""
+    result, inside = {}, False
+    for line in report.splitlines():
+        if "phase timing report" in line:
+            inside = True
+            continue
+        fields = line.split()
+        if inside and len(fields) == 3 and fields[2] not in ("phase", "total"):
+            try:
+                result[fields[2]] = float(fields[0]) / 1000
+            except ValueError:
+                pass
+    return result
 
 
 def instructions(cmd, timeout):
@@ -124,7 +141,8 @@ def main():
     print(f"# machine: {machine()}")
     print(f"# wirc: {subprocess.run([args.wirc, '--version'], capture_output=True, text=True).stdout.strip()}"
           f"; repeat {args.repeat} (median wall); seed {args.seed}")
-    cols = ["nodes", "JSON MB", "emit", "wall s", "Minstr", "peak RSS MB", "x prev", "x/doubling"]
+    cols = ["nodes", "JSON MB", "emit", "wall s", "read/pipe/emit/write s", "Minstr", "peak RSS MB",
+            "x prev", "x/doubling"]
     if args.markdown:
         print("| " + " | ".join(cols) + " |")
         print("|" + "---|" * len(cols))
@@ -139,25 +157,29 @@ def main():
         mb = os.path.getsize(graph) / 1e6
         for emit in emits:
             cmd = [args.wirc, "compile", graph, f"--emit={emit}", "-o", os.devnull]
-            walls, rss, status = [], 0.0, "ok"
+            walls, splits, rss, status = [], [], 0.0, "ok"
             if emit in timed_out:
                 status = "skipped"
             for _ in range(args.repeat if status == "ok" else 0):
-                wall, peak, code = run_once(cmd, args.timeout)
+                wall, peak, code, split = run_once(cmd + ["--time-passes"], args.timeout)
                 if code != 0:
                     status = f">{args.timeout:.0f} s" if code == "timeout" else f"exit {code}"
                     if code == "timeout":
                         timed_out.add(emit)  # larger sizes would only take longer
                     break
                 walls.append(wall)
+                splits.append((wall, split))
                 rss = max(rss, peak)
                 if wall > 5:
                     break  # long runs vary little; one is enough
             if status != "ok":
                 failed = True
-                row = [human(size), f"{mb:.1f}", emit, status, "", "", "", ""]
+                row = [human(size), f"{mb:.1f}", emit, status, "", "", "", "", ""]
             else:
                 wall = statistics.median(walls)
+                split = min(splits, key=lambda ws: abs(ws[0] - wall))[1]
+                split_text = "/".join(f"{split.get(k, 0):.2f}"
+                                      for k in ("read", "pipeline", "emit", "write"))
                 instr = ""
                 if size <= args.callgrind_max:
                     n = instructions(cmd, args.timeout)
@@ -169,7 +191,7 @@ def main():
                     ratio = f"{r:.2f}"
                     per_doubling = f"{r ** (1 / math.log2(size / psize)):.2f}"
                 prev[emit] = (size, wall)
-                row = [human(size), f"{mb:.1f}", emit, f"{wall:.3f}", instr, f"{rss:.0f}",
+                row = [human(size), f"{mb:.1f}", emit, f"{wall:.3f}", split_text, instr, f"{rss:.0f}",
                        ratio, per_doubling]
             if args.markdown:
                 print("| " + " | ".join(row) + " |", flush=True)
