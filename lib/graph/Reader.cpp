@@ -16,13 +16,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
+#include <cstring>
 #include <initializer_list>
 #include <limits>
 #include <memory>
 #include <set>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace wirc::graph {
 
@@ -187,19 +188,228 @@ std::string_view typeName(const Json &value) {
   }
 }
 
+/// A cheap hash of a short string (names, expression spellings): 8-byte
+/// loads mixed by multiplication, in line.
+[[gnu::always_inline]] inline uint64_t hashText(std::string_view text) {
+  const char *p = text.data();
+  size_t n = text.size();
+  auto load8 = [](const char *at) {
+    uint64_t w;
+    std::memcpy(&w, at, 8);
+    return w;
+  };
+  auto load4 = [](const char *at) {
+    uint32_t w;
+    std::memcpy(&w, at, 4);
+    return w;
+  };
+  // Each step folds the product's high half, which depends on every input
+  // bit, into its low half; the last multiply and shift spread it again.
+  auto mix = [](uint64_t h, uint64_t w) {
+    h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+    return h ^ (h >> 32);
+  };
+  uint64_t h = n;
+  for (; n > 8; p += 8, n -= 8)
+    h = mix(h, load8(p));
+  uint64_t w = 0;
+  if (n >= 4)
+    w = load4(p) | uint64_t(load4(p + n - 4)) << 32;
+  else if (n > 0)
+    w = static_cast<unsigned char>(p[0]) | static_cast<unsigned char>(p[n / 2]) << 8 |
+        uint64_t(static_cast<unsigned char>(p[n - 1])) << 16;
+  h = mix(h, w) * 0xBF58476D1CE4E5B9ULL;
+  return h ^ (h >> 31);
+}
+
+/// A short string's length and bytes in one word: two strings of the same
+/// length up to 8 bytes have the same word exactly when they are equal.
+constexpr uint64_t prefixWord(std::string_view s) {
+  size_t n = s.size();
+  auto byte = [&](size_t i) { return uint64_t(static_cast<unsigned char>(s[i])); };
+  uint64_t w = 0;
+  if (n >= 8) {
+    for (size_t i = 0; i < 8; ++i)
+      w |= byte(i) << (8 * i);
+  } else if (n >= 4) {
+    for (size_t i = 0; i < 4; ++i)
+      w |= byte(i) << (8 * i) | byte(n - 4 + i) << (32 + 8 * i);
+  } else if (n > 0) {
+    w = byte(0) | byte(n / 2) << 8 | byte(n - 1) << 16;
+  }
+  return w;
+}
+
+/// prefixWord through word loads.
+inline uint64_t loadPrefixWord(std::string_view s) {
+  if constexpr (std::endian::native != std::endian::little)
+    return prefixWord(s);
+  const char *p = s.data();
+  size_t n = s.size();
+  if (n >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    return w;
+  }
+  if (n >= 4) {
+    uint32_t lo, hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    return lo | uint64_t(hi) << 32;
+  }
+  return prefixWord(s);
+}
+
+/// The member names an object may have, with their words computed at
+/// compile time: matching a name costs two comparisons a key.
+template <size_t N> struct KeySet {
+  std::string_view keys[N];
+  uint64_t words[N];
+
+  /// The index of \p name, or N.
+  size_t find(std::string_view name) const {
+    uint64_t w = loadPrefixWord(name);
+    for (size_t k = 0; k < N; ++k)
+      if (words[k] == w && keys[k].size() == name.size() &&
+          (name.size() <= 8 || json::sameText(keys[k], name)))
+        return k;
+    return N;
+  }
+};
+
+template <typename... Keys> consteval auto keySet(Keys... names) {
+  KeySet<sizeof...(Keys)> set{};
+  size_t i = 0;
+  ((set.keys[i] = std::string_view(names), set.words[i] = prefixWord(names), ++i), ...);
+  return set;
+}
+
+/// Member names of the objects a graph has many of.
+constexpr auto kViewKeys = keySet("base", "size", "stride", "offset");
+constexpr auto kArgKeys = keySet("role", "name", "buffer", "view", "result", "was", "value");
+constexpr auto kCallKeys = keySet("op", "kernel", "args", "numels", "config", "grid");
+constexpr auto kExternOutKeys = keySet("op", "kernel", "args", "kwargs", "out", "schema");
+constexpr auto kExternKeys =
+    keySet("op", "kernel", "args", "kwargs", "result", "out", "mutated", "schema");
+constexpr auto kMultiOutputKeys = keySet("op", "result", "source", "indices");
+constexpr auto kAssertKeys = keySet("op", "buffer", "size", "stride", "what");
+constexpr auto kGuardEnterKeys = keySet("op", "device");
+constexpr auto kGuardExitKeys = keySet("op");
+constexpr auto kCommentKeys = keySet("op", "text");
+constexpr auto kInputKeys =
+    keySet("name", "kind", "dtype", "device", "size", "stride", "offset", "mutated");
+constexpr auto kConstantKeys = keySet("name", "dtype", "device", "size", "stride", "offset");
+constexpr auto kBufferKeys = keySet("name", "dtype", "device", "size", "stride", "offset",
+                                    "view_of", "removed", "tuple");
+
+/// A hash table keyed by views of strings that outlive it (the document's
+/// text, a graph's names): open addressing, linear probing, no allocation
+/// per entry.
+template <typename V> class NameMap {
+public:
+  explicit NameMap(size_t expected = 0) {
+    size_t capacity = 16;
+    while (capacity < expected * 2)
+      capacity *= 2;
+    slots.resize(capacity);
+  }
+
+  V *find(std::string_view key) {
+    uint64_t h = hashText(key);
+    uint32_t tag = static_cast<uint32_t>(h >> 32);
+    size_t mask = slots.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      Slot &slot = slots[i];
+      if (!slot.used)
+        return nullptr;
+      if (slot.tag == tag && json::sameText(slot.key, key))
+        return &slot.value;
+    }
+  }
+  const V *find(std::string_view key) const { return const_cast<NameMap *>(this)->find(key); }
+
+  /// Makes room for \p n more entries without growing.
+  void reserve(size_t n) {
+    while ((count + n) * 2 > slots.size())
+      grow();
+  }
+
+  /// Adds \p key with \p value unless it is there; returns its entry and
+  /// whether it was added.
+  std::pair<V *, bool> insert(std::string_view key, V value) {
+    if ((count + 1) * 2 > slots.size())
+      grow();
+    uint64_t h = hashText(key);
+    uint32_t tag = static_cast<uint32_t>(h >> 32);
+    size_t mask = slots.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      Slot &slot = slots[i];
+      if (!slot.used) {
+        slot.key = key;
+        slot.tag = tag;
+        slot.used = true;
+        slot.value = std::move(value);
+        ++count;
+        return {&slot.value, true};
+      }
+      if (slot.tag == tag && json::sameText(slot.key, key))
+        return {&slot.value, false};
+    }
+  }
+
+  template <typename F> void forEach(F &&f) const {
+    for (const Slot &slot : slots)
+      if (slot.used)
+        f(slot.key, slot.value);
+  }
+
+private:
+  struct Slot {
+    std::string_view key;
+    uint32_t tag = 0; ///< high bits of the hash, compared before the key
+    bool used = false;
+    V value{};
+  };
+
+  [[gnu::noinline]] void grow() {
+    std::vector<Slot> old(slots.size() * 2);
+    old.swap(slots);
+    count = 0;
+    for (Slot &slot : old)
+      if (slot.used)
+        insert(slot.key, std::move(slot.value));
+  }
+
+  std::vector<Slot> slots;
+  size_t count = 0;
+};
+
+/// The table a name is defined in.
+enum class NameTable : uint8_t { Symbols, Kernels, Subgraphs, Inputs, Constants, Buffers, Params };
+
+/// Where a name is defined: entry \c index of \c table under \c base (a
+/// graph's pointer, or a kernel's signature), spelled only for a duplicate's
+/// message.
+struct NameSite {
+  std::string_view base;
+  NameTable table = NameTable::Symbols;
+  uint32_t index = 0;
+
+  std::string str() const {
+    static constexpr std::string_view kTables[] = {"symbols", "kernels", "subgraphs", "inputs",
+                                                   "constants", "buffers", ""};
+    if (table == NameTable::Params)
+      return fmt::format("{}/{}/name", base, index);
+    return fmt::format("{}/{}/{}/name", base, kTables[static_cast<unsigned>(table)], index);
+  }
+};
+
 /// Where a tensor name comes from, within one graph.
 enum class TensorKind : uint8_t { Input, Constant, Buffer };
 
 struct TensorInfo {
   TensorKind kind;
   size_t index;
-};
-
-/// Per-graph name tables, built in the structural step.
-struct Scope {
-  Graph *graph = nullptr;
-  std::unordered_map<std::string, TensorInfo> tensors;
-  std::unordered_set<std::string> scalars; ///< scalar and symbol inputs
 };
 
 class Reader {
@@ -212,8 +422,10 @@ private:
   DiagnosticEngine &diag;
   const ReaderLimits &limits;
   std::unique_ptr<Document> doc;
-  std::unordered_map<std::string, SavedPtr> globalNames; ///< name -> where it is defined
-  std::unordered_map<std::string, size_t> subgraphIndex;
+  /// Symbol, kernel and subgraph names, keyed by their text in the document.
+  NameMap<NameSite> globalNames;
+  /// Kernel name (its text in the document) to index in doc->kernels.
+  NameMap<uint32_t> kernelIndex;
 
   // Diagnostics located by a lazily spelled JSON Pointer.
   void error(const Ptr &pointer, std::string message) {
@@ -254,7 +466,8 @@ private:
       // before comparing bytes.
       size_t k = 0;
       for (std::string_view key : allowed) {
-        if (key.size() == name.size() && (key.empty() || key[0] == name[0]) && key == name) {
+        if (key.size() == name.size() && (key.empty() || key[0] == name[0]) &&
+            json::sameText(key, name)) {
           known = true;
           if (slots)
             slots[k] = item.value();
@@ -263,15 +476,45 @@ private:
         ++k;
       }
       if (!known) {
-        std::string list;
-        for (std::string_view key : allowed)
-          list += fmt::format("{}'{}'", list.empty() ? "" : ", ", key);
-        error(child(pointer, item.key()),
-                   fmt::format("unknown field '{}' in {}; expected one of {}", item.key(), what, list));
+        unknownField(pointer, name, allowed.begin(), allowed.size(), what);
         ok = false;
       }
     }
     return ok;
+  }
+
+  /// expectObject for the objects a graph has many of, with keys matched by
+  /// their precomputed words.
+  template <size_t N>
+  bool expectObject(const Json &value, const Ptr &pointer, const KeySet<N> &allowed,
+                    std::string_view what, std::optional<Json> *slots = nullptr) {
+    if (!value.is_object()) {
+      error(pointer, fmt::format("expected {} (an object), got {}", what, typeName(value)));
+      return false;
+    }
+    bool ok = true;
+    for (size_t i = 0, n = value.size(); i < n; ++i) {
+      json::Member item = value.member(i);
+      size_t k = allowed.find(item.key());
+      if (k < N) {
+        if (slots)
+          slots[k] = item.value();
+        continue;
+      }
+      unknownField(pointer, item.key(), allowed.keys, N, what);
+      ok = false;
+    }
+    return ok;
+  }
+
+  [[gnu::noinline]] void unknownField(const Ptr &pointer, std::string_view name,
+                                      const std::string_view *allowed, size_t count,
+                                      std::string_view what) {
+    std::string list;
+    for (size_t k = 0; k < count; ++k)
+      list += fmt::format("{}'{}'", list.empty() ? "" : ", ", allowed[k]);
+    error(child(pointer, name),
+          fmt::format("unknown field '{}' in {}; expected one of {}", name, what, list));
   }
 
   /// A required field found by expectObject: reports it missing as field()
@@ -291,16 +534,19 @@ private:
     return member;
   }
 
-  std::optional<std::string> getString(const Json &value, const Ptr &pointer) {
-    if (!expectType(value, pointer, Json::value_t::string, "a string"))
+  /// A string's text, a view of the document.
+  std::optional<std::string_view> getString(const Json &value, const Ptr &pointer) {
+    if (!value.is_string()) {
+      expectType(value, pointer, Json::value_t::string, "a string");
       return std::nullopt;
+    }
     std::string_view text = value.str();
     if (text.size() > limits.maxStringBytes) {
       error(pointer, fmt::format("string is longer than the limit of {} bytes",
                                       limits.maxStringBytes));
       return std::nullopt;
     }
-    return std::string(text);
+    return text;
   }
 
   std::optional<int64_t> getInt(const Json &value, const Ptr &pointer, int64_t min,
@@ -332,22 +578,20 @@ private:
     return std::nullopt;
   }
 
-  std::optional<std::string> getName(const Json &value, const Ptr &pointer,
-                                     std::string_view what) {
+  /// A name's text, a view of the document.
+  std::optional<std::string_view> getName(const Json &value, const Ptr &pointer,
+                                          std::string_view what) {
     auto name = getString(value, pointer);
     if (!name)
       return std::nullopt;
-    // Most names end in a digit (buf12, primals_3), and checking those is
-    // cheaper than hashing them; the others are checked once.
-    bool direct = !name->empty() && name->back() >= '1' && name->back() <= '9';
-    if (!direct && validNames.count(value.str()))
+    // Names repeat (a buffer at every use): each spelling is checked once.
+    if (validNames.find(*name))
       return name;
     if (auto why = checkIdentifier(*name)) {
       error(pointer, fmt::format("{} name '{}' {}", what, printable(*name), *why));
       return std::nullopt;
     }
-    if (!direct)
-      validNames.insert(value.str());
+    validNames.insert(*name, true);
     return name;
   }
 
@@ -391,8 +635,8 @@ private:
     std::string_view text = value.str();
     // Graphs spell the same few expressions over and over (s0, 4096*s0,
     // ...): parse, check and simplify each spelling once.
-    if (auto cached = exprCache.find(text); cached != exprCache.end())
-      return checkSign(cached->second, pointer, what, text, nonNegative);
+    if (const sym::Expr *cached = exprCache.find(text))
+      return checkSign(*cached, pointer, what, text, nonNegative);
     sym::ParseError parseError;
     auto expr = sym::parseExpr(text, parseError);
     if (!expr) {
@@ -411,7 +655,7 @@ private:
     if (!ok)
       return std::nullopt;
     *expr = sym::simplify(*expr);
-    exprCache.emplace(text, *expr);
+    exprCache.insert(text, *expr);
     return checkSign(*expr, pointer, what, text, nonNegative);
   }
 
@@ -426,31 +670,47 @@ private:
   }
 
   /// Expression spellings already read, keyed by their text in the document.
-  std::unordered_map<std::string_view, sym::Expr> exprCache;
+  NameMap<sym::Expr> exprCache;
   /// Nodes of the graphs read so far, against limits.maxNodes.
   size_t nodeCount = 0;
-  /// Names already checked by checkIdentifier.
-  std::unordered_set<std::string_view> validNames;
+  /// Names already checked by checkIdentifier, and keyword argument names
+  /// by checkKeywordName.
+  NameMap<bool> validNames;
+  NameMap<bool> validKeywords;
 
-  std::optional<std::vector<sym::Expr>> getExprList(const Json &value, const Ptr &pointer,
-                                                    std::string_view what) {
+  /// Reads a list of non-negative expressions into \p out (cleared first);
+  /// false if there was a problem.
+  bool getExprList(const Json &value, const Ptr &pointer, std::string_view what,
+                   std::vector<sym::Expr> &out) {
+    out.clear();
     if (!expectType(value, pointer, Json::value_t::array, "an array"))
-      return std::nullopt;
-    if (value.size() > limits.maxRank) {
-      error(pointer, fmt::format("{} has {} entries; the limit is {}", what, value.size(),
-                                      limits.maxRank));
-      return std::nullopt;
+      return false;
+    size_t n = value.size();
+    if (n > limits.maxRank) {
+      error(pointer, fmt::format("{} has {} entries; the limit is {}", what, n, limits.maxRank));
+      return false;
     }
-    std::vector<sym::Expr> out;
+    out.reserve(n);
     bool ok = true;
-    for (size_t i = 0; i < value.size(); ++i) {
-      auto e = getExpr(value[i], child(pointer, i), what, true);
+    for (size_t i = 0; i < n; ++i) {
+      Json item = value[i];
+      // Plain non-negative integers need no checks beyond their sign.
+      if (item.type() == Json::value_t::number_integer && item.getInt() >= 0) {
+        out.emplace_back(item.getInt());
+        continue;
+      }
+      auto e = getExpr(item, child(pointer, i), what, true);
       if (e)
-        out.push_back(*e);
+        out.push_back(std::move(*e));
       else
         ok = false;
     }
-    if (!ok)
+    return ok;
+  }
+  std::optional<std::vector<sym::Expr>> getExprList(const Json &value, const Ptr &pointer,
+                                                    std::string_view what) {
+    std::vector<sym::Expr> out;
+    if (!getExprList(value, pointer, what, out))
       return std::nullopt;
     return out;
   }
@@ -464,27 +724,47 @@ private:
   bool readHeader(const Json &root);
   void readSymbols(const Json &root);
   void readKernels(const Json &root);
-  std::optional<Kernel> readKernel(const Json &value, const Ptr &pointer);
+  std::optional<Kernel> readKernel(const Json &value, const Ptr &pointer,
+                                   std::string_view &nameText);
   std::optional<KernelConfig> readConfig(const Json &value, const Ptr &pointer,
                                          GridType gridType);
   bool readGraph(const Json &object, const Ptr &pointer, Graph &graph, bool topLevel);
-  std::optional<Layout> readLayout(const Json &object, const Ptr &pointer,
-                                   std::string_view what);
+  /// Reads the layout of \p object into \p out; \p fields are its dtype,
+  /// device, size, stride and offset members, as expectObject found them.
+  bool readLayout(const Json &object, const Ptr &pointer, std::string_view what,
+                  const std::optional<Json> *fields, Layout &out);
   std::optional<Layout> readLayoutChecked(const Json &object, const Ptr &pointer,
                                           std::string_view what);
-  bool layoutKey(const Json &object, std::string &key);
-  /// Layouts read without a problem, by layoutKey.
-  std::unordered_map<std::string, Layout> layoutCache;
-  std::string layoutKeyScratch;
-  bool claimName(const std::string &name, const Ptr &pointer,
-                 std::unordered_map<std::string, SavedPtr> &names);
-  std::optional<Value> readValue(const Json &value, const Ptr &pointer, unsigned depth);
-  std::optional<View> readView(const Json &value, const Ptr &pointer);
+  /// A layout read without a problem, with the fields it was spelled with.
+  struct CachedLayout {
+    Json fields[5];
+    bool hasOffset;
+    uint32_t next; ///< the next entry with the same hash, or kNoLayout
+    Layout layout;
+  };
+  static constexpr uint32_t kNoLayout = UINT32_MAX;
+  static bool layoutHash(const std::optional<Json> *fields, uint64_t &hash);
+  static bool sameLayoutText(const std::optional<Json> *fields, const CachedLayout &cached);
+  std::vector<CachedLayout> layoutCache;
+  /// Hash of a layout's spelling to its first entry in layoutCache.
+  std::unordered_map<uint64_t, uint32_t> layoutIndex;
+  bool claimName(std::string_view name, const Ptr &pointer, NameMap<NameSite> &names,
+                 const NameSite &site);
+  /// Reads into \p out, a default Value; false if there was a problem.
+  bool readValue(const Json &value, const Ptr &pointer, unsigned depth, Value &out);
+  std::optional<Value> readValue(const Json &value, const Ptr &pointer, unsigned depth) {
+    std::optional<Value> out(std::in_place);
+    if (!readValue(value, pointer, depth, *out))
+      return std::nullopt;
+    return out;
+  }
+  /// Reads into \p out, a default View; false if there was a problem.
+  bool readView(const Json &value, const Ptr &pointer, View &out);
   /// Reads into \p node, a default Node (in place: a graph has many).
   bool readNode(const Json &value, const Ptr &pointer, Node &node);
   /// Reads into \p arg, a default KernelArg (in place: a graph has many).
   bool readKernelArg(const Json &value, const Ptr &pointer, KernelArg &arg);
-  std::optional<std::string> readOpName(const Json &value, const Ptr &pointer);
+  std::optional<std::string_view> readOpName(const Json &value, const Ptr &pointer);
 
   // --- Semantic step.
 
@@ -529,11 +809,11 @@ std::unique_ptr<Document> Reader::read(std::string_view text) {
         Ptr pointer = child(subgraphTable, i);
         doc->subgraphs[i].pointer = pointer.str();
         readGraph((*subgraphs)[i], pointer, doc->subgraphs[i], false);
+        // (Graphs stay in place: the name outlives the table.)
         const std::string &name = doc->subgraphs[i].name;
-        if (!name.empty() && !claimName(name, pointer + "/name", globalNames))
-          continue;
         if (!name.empty())
-          subgraphIndex.emplace(name, i);
+          claimName(name, pointer + "/name", globalNames,
+                    {"", NameTable::Subgraphs, static_cast<uint32_t>(i)});
       }
     }
   }
@@ -576,12 +856,11 @@ bool Reader::readHeader(const Json &root) {
   return true;
 }
 
-bool Reader::claimName(const std::string &name, const Ptr &pointer,
-                       std::unordered_map<std::string, SavedPtr> &names) {
-  auto [it, inserted] = names.try_emplace(name, pointer);
+bool Reader::claimName(std::string_view name, const Ptr &pointer, NameMap<NameSite> &names,
+                       const NameSite &site) {
+  auto [first, inserted] = names.insert(name, site);
   if (!inserted) {
-    error(pointer,
-          fmt::format("duplicate name '{}'; first defined at {}", name, it->second.str()));
+    error(pointer, fmt::format("duplicate name '{}'; first defined at {}", name, first->str()));
     return false;
   }
   return true;
@@ -627,7 +906,8 @@ void Reader::readSymbols(const Json &root) {
                      fmt::format("symbol '{}' is defined in terms of itself", symbol.name));
       symbol.expr = *e;
     }
-    if (!claimName(symbol.name, pointer + "/name", globalNames))
+    if (!claimName(*n, pointer + "/name", globalNames,
+                   {"", NameTable::Symbols, static_cast<uint32_t>(i)}))
       continue;
     doc->main.symbols.push_back(std::move(symbol));
   }
@@ -655,15 +935,20 @@ void Reader::readKernels(const Json &root) {
   const Ptr kernelTable("/kernels");
   for (size_t i = 0; i < kernels->size(); ++i) {
     Ptr pointer = child(kernelTable, i);
-    auto kernel = readKernel((*kernels)[i], pointer);
-    if (!kernel || !claimName(kernel->name, pointer + "/name", globalNames))
+    std::string_view name;
+    auto kernel = readKernel((*kernels)[i], pointer, name);
+    if (!kernel ||
+        !claimName(name, pointer + "/name", globalNames,
+                   {"", NameTable::Kernels, static_cast<uint32_t>(i)}))
       continue;
+    kernelIndex.insert(name, static_cast<uint32_t>(doc->kernels.size()));
     doc->kernelIndex.emplace(kernel->name, doc->kernels.size());
     doc->kernels.push_back(std::move(*kernel));
   }
 }
 
-std::optional<Kernel> Reader::readKernel(const Json &value, const Ptr &pointer) {
+std::optional<Kernel> Reader::readKernel(const Json &value, const Ptr &pointer,
+                                         std::string_view &nameText) {
   if (!expectObject(value, pointer,
                     {"name", "entry", "language", "source", "signature", "placeholders",
                      "grid_type", "configs"},
@@ -682,6 +967,7 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const Ptr &pointer) 
   if (!n || !l || !s)
     return std::nullopt;
   kernel.name = *n;
+  nameText = *n;
   kernel.source = *s;
   if (std::optional<Json> entry = field(value, pointer, "entry", false, "a kernel")) {
     auto e = getName(*entry, pointer + "/entry", "kernel entry");
@@ -707,7 +993,8 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const Ptr &pointer) 
   if (std::optional<Json> signature = field(value, pointer, "signature", false, "a kernel")) {
     Ptr sp = pointer + "/signature";
     if (expectType(*signature, sp, Json::value_t::array, "an array of parameters")) {
-      std::unordered_map<std::string, SavedPtr> paramNames;
+      NameMap<NameSite> paramNames;
+      const std::string paramBase = sp.str();
       for (size_t i = 0; i < signature->size(); ++i) {
         Ptr pp = child(sp, i);
         const Json &p = (*signature)[i];
@@ -723,11 +1010,13 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const Ptr &pointer) 
         }
         auto paramName = getName(*pn, pp + "/name", "parameter");
         auto paramType = getString(*pt, pp + "/type");
-        if (!paramName || !paramType || !claimName(*paramName, pp + "/name", paramNames)) {
+        if (!paramName || !paramType ||
+            !claimName(*paramName, pp + "/name", paramNames,
+                       {paramBase, NameTable::Params, static_cast<uint32_t>(i)})) {
           ok = false;
           continue;
         }
-        kernel.signature.push_back({*paramName, *paramType});
+        kernel.signature.push_back({std::string(*paramName), std::string(*paramType)});
       }
     } else {
       ok = false;
@@ -889,75 +1178,112 @@ std::optional<KernelConfig> Reader::readConfig(const Json &value, const Ptr &poi
   return config;
 }
 
-/// The spelling of a layout's fields in \p object, as a cache key, or false
-/// where the fields are not a plain layout (missing, mistyped): those take
-/// the checked path, which reports them.
-bool Reader::layoutKey(const Json &object, std::string &key) {
-  std::optional<Json> slots[5];
-  static constexpr std::string_view kKeys[5] = {"dtype", "device", "size", "stride", "offset"};
-  for (size_t i = 0, n = object.size(); i < n; ++i) {
-    json::Member m = object.member(i);
-    for (size_t k = 0; k < 5; ++k)
-      if (m.key() == kKeys[k]) {
-        slots[k] = m.value();
-        break;
-      }
-  }
+/// Hashes the spelling of a layout's fields (dtype, device, size, stride,
+/// offset), or returns false where they are not a plain layout (missing,
+/// mistyped): those take the checked path, which reports them.
+bool Reader::layoutHash(const std::optional<Json> *fields, uint64_t &hash) {
   for (size_t k = 0; k < 4; ++k)
-    if (!slots[k])
+    if (!fields[k])
       return false;
-  if (!slots[0]->is_string() || !slots[1]->is_string() || !slots[2]->is_array() ||
-      !slots[3]->is_array())
+  if (!fields[0]->is_string() || !fields[1]->is_string() || !fields[2]->is_array() ||
+      !fields[3]->is_array())
     return false;
-  key.clear();
-  // Length-prefixed pieces, so no two layouts share a key.
-  auto piece = [&](char tag, std::string_view text) {
-    uint32_t size = static_cast<uint32_t>(text.size());
-    key += tag;
-    key.append(reinterpret_cast<const char *>(&size), sizeof size);
-    key += text;
+  auto mix = [](uint64_t h, uint64_t w) {
+    h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+    return h ^ (h >> 29);
   };
-  auto scalar = [&](const Json &v) {
-    if (v.type() == Json::value_t::number_integer)
-      piece('i', v.str());
-    else if (v.type() == Json::value_t::string)
-      piece('s', v.str());
+  // Integers and expression strings hash apart, as they read apart;
+  // integers by value, which is all that reading them depends on.
+  auto scalar = [&](const Json &v, uint64_t &h) {
+    Json::value_t type = v.type();
+    if (type == Json::value_t::number_integer)
+      h = mix(h, static_cast<uint64_t>(v.getInt()));
+    else if (type == Json::value_t::string)
+      h = mix(h, hashText(v.str()) + 1);
     else
       return false;
     return true;
   };
-  piece('d', slots[0]->str());
-  piece('v', slots[1]->str());
+  uint64_t h = mix(hashText(fields[0]->str()), hashText(fields[1]->str()));
   for (size_t k = 2; k < 4; ++k) {
-    const Json &list = *slots[k];
-    piece('[', {});
-    for (size_t i = 0, n = list.size(); i < n; ++i)
-      if (!scalar(list[i]))
+    const Json &list = *fields[k];
+    size_t n = list.size();
+    h = mix(h, n + (k << 32));
+    for (size_t i = 0; i < n; ++i)
+      if (!scalar(list[i], h))
         return false;
   }
-  if (slots[4]) {
-    piece('o', {});
-    if (!scalar(*slots[4]))
+  if (fields[4]) {
+    if (!scalar(*fields[4], h))
       return false;
+  } else {
+    h = mix(h, 0x5A5A);
   }
+  hash = h;
   return true;
 }
 
-std::optional<Layout> Reader::readLayout(const Json &object, const Ptr &pointer,
-                                         std::string_view what) {
+/// True if \p fields (a layout layoutHash accepted) are spelled as \p cached's.
+bool Reader::sameLayoutText(const std::optional<Json> *fields, const CachedLayout &cached) {
+  auto same = [](const Json &a, const Json &b) {
+    Json::value_t type = a.type();
+    if (type != b.type())
+      return false;
+    if (type == Json::value_t::number_integer)
+      return a.getInt() == b.getInt();
+    return json::sameText(a.str(), b.str());
+  };
+  if (fields[4].has_value() != cached.hasOffset)
+    return false;
+  if (!json::sameText(fields[0]->str(), cached.fields[0].str()) ||
+      !json::sameText(fields[1]->str(), cached.fields[1].str()))
+    return false;
+  for (size_t k = 2; k < 4; ++k) {
+    const Json &a = *fields[k];
+    const Json &b = cached.fields[k];
+    size_t n = a.size();
+    if (n != b.size())
+      return false;
+    for (size_t i = 0; i < n; ++i)
+      if (!same(a[i], b[i]))
+        return false;
+  }
+  return !cached.hasOffset || same(*fields[4], cached.fields[4]);
+}
+
+bool Reader::readLayout(const Json &object, const Ptr &pointer, std::string_view what,
+                        const std::optional<Json> *fields, Layout &out) {
   // Graphs repeat a few layouts thousands of times: a spelling that was read
   // without a problem once reads the same again (expressions and hints are
   // fixed by then), so it is checked once.
-  bool keyed = layoutKey(object, layoutKeyScratch);
-  if (keyed) {
-    if (auto it = layoutCache.find(layoutKeyScratch); it != layoutCache.end())
-      return it->second;
+  uint64_t hash = 0;
+  bool keyed = layoutHash(fields, hash);
+  auto indexed = keyed ? layoutIndex.find(hash) : layoutIndex.end();
+  if (indexed != layoutIndex.end()) {
+    for (uint32_t i = indexed->second; i != kNoLayout; i = layoutCache[i].next)
+      if (sameLayoutText(fields, layoutCache[i])) {
+        out = layoutCache[i].layout;
+        return true;
+      }
   }
   size_t errorsBefore = diag.numErrors();
   std::optional<Layout> layout = readLayoutChecked(object, pointer, what);
-  if (keyed && layout && diag.numErrors() == errorsBefore)
-    layoutCache.emplace(layoutKeyScratch, *layout);
-  return layout;
+  if (!layout)
+    return false;
+  if (keyed && diag.numErrors() == errorsBefore) {
+    CachedLayout &cached = layoutCache.emplace_back();
+    for (size_t k = 0; k < 5; ++k)
+      if (fields[k])
+        cached.fields[k] = *fields[k];
+    cached.hasOffset = fields[4].has_value();
+    cached.layout = *layout;
+    uint32_t index = static_cast<uint32_t>(layoutCache.size() - 1);
+    auto [slot, inserted] = layoutIndex.try_emplace(hash, index);
+    cached.next = inserted ? kNoLayout : slot->second;
+    slot->second = index;
+  }
+  out = std::move(*layout);
+  return true;
 }
 
 std::optional<Layout> Reader::readLayoutChecked(const Json &object, const Ptr &pointer,
@@ -1071,179 +1397,180 @@ void Reader::checkLayoutBytes(const Layout &layout, const Ptr &pointer) {
     error(pointer, "tensor storage size overflows int64 bytes at the size hints");
 }
 
-std::optional<View> Reader::readView(const Json &value, const Ptr &pointer) {
-  if (!expectObject(value, pointer, {"base", "size", "stride", "offset"}, "a view"))
-    return std::nullopt;
-  std::optional<Json> base = field(value, pointer, "base", true, "a view");
-  std::optional<Json> size = field(value, pointer, "size", true, "a view");
-  std::optional<Json> stride = field(value, pointer, "stride", true, "a view");
+bool Reader::readView(const Json &value, const Ptr &pointer, View &view) {
+  std::optional<Json> fields[4];
+  if (!expectObject(value, pointer, kViewKeys, "a view", fields))
+    return false;
+  std::optional<Json> base = required(fields[0], pointer, "base", "a view");
+  std::optional<Json> size = required(fields[1], pointer, "size", "a view");
+  std::optional<Json> stride = required(fields[2], pointer, "stride", "a view");
   if (!base || !size || !stride)
-    return std::nullopt;
-  View view;
+    return false;
   auto b = getName(*base, pointer + "/base", "buffer");
-  auto sizes = getExprList(*size, pointer + "/size", "size");
-  auto strides = getExprList(*stride, pointer + "/stride", "stride");
+  bool sizes = getExprList(*size, pointer + "/size", "size", view.size);
+  bool strides = getExprList(*stride, pointer + "/stride", "stride", view.stride);
   if (!b || !sizes || !strides)
-    return std::nullopt;
-  if (sizes->size() != strides->size()) {
+    return false;
+  if (view.size.size() != view.stride.size()) {
     error(pointer + "/stride", fmt::format("stride has {} entries but size has {}",
-                                                strides->size(), sizes->size()));
-    return std::nullopt;
+                                                view.stride.size(), view.size.size()));
+    return false;
   }
-  if (std::optional<Json> offset = field(value, pointer, "offset", false, "a view")) {
+  if (const std::optional<Json> &offset = fields[3]) {
     auto o = getExpr(*offset, pointer + "/offset", "storage offset", true);
     if (!o)
-      return std::nullopt;
-    view.offset = *o;
+      return false;
+    view.offset = std::move(*o);
   }
   view.base = *b;
-  view.size = std::move(*sizes);
-  view.stride = std::move(*strides);
-  return view;
+  return true;
 }
 
-std::optional<Value> Reader::readValue(const Json &value, const Ptr &pointer,
-                                       unsigned depth) {
-  Value out;
+bool Reader::readValue(const Json &value, const Ptr &pointer, unsigned depth, Value &out) {
   switch (value.type()) {
   case Json::value_t::null:
     out.kind = Value::Kind::None;
-    return out;
+    return true;
   case Json::value_t::boolean:
     out.kind = Value::Kind::Bool;
     out.boolValue = value.get<bool>();
-    return out;
+    return true;
   case Json::value_t::number_integer:
   case Json::value_t::number_unsigned: {
     auto v = getInt(value, pointer, std::numeric_limits<int64_t>::min(),
                     std::numeric_limits<int64_t>::max(), "integer");
     if (!v)
-      return std::nullopt;
+      return false;
     out.kind = Value::Kind::Int;
     out.intValue = *v;
-    return out;
+    return true;
   }
   case Json::value_t::number_float:
     out.kind = Value::Kind::Float;
     out.floatValue = value.get<double>();
-    return out;
+    return true;
   case Json::value_t::string: {
     auto s = getString(value, pointer);
     if (!s)
-      return std::nullopt;
+      return false;
     out.kind = Value::Kind::String;
     out.text = *s;
-    return out;
+    return true;
   }
   case Json::value_t::array: {
     out.kind = Value::Kind::List;
     bool ok = true;
-    for (size_t i = 0; i < value.size(); ++i) {
-      auto item = readValue(value[i], child(pointer, i), depth + 1);
-      if (item)
-        out.items.push_back(std::move(*item));
-      else
+    size_t n = value.size();
+    out.items.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (!readValue(value[i], child(pointer, i), depth + 1, out.items.emplace_back())) {
+        out.items.pop_back();
         ok = false;
+      }
     }
-    if (!ok)
-      return std::nullopt;
-    return out;
+    return ok;
   }
   case Json::value_t::object:
     break;
   default:
     error(pointer, fmt::format("unexpected {}", typeName(value)));
-    return std::nullopt;
+    return false;
   }
   if (value.size() != 1) {
     error(pointer, "expected a value object with exactly one key: 'buffer', 'view', 'expr', "
                         "'dtype', 'device', 'tuple' or 'list'");
-    return std::nullopt;
+    return false;
   }
   const json::Member item = value.member(0);
-  std::string key(item.key());
+  std::string_view key = item.key();
   Ptr ip = child(pointer, key);
   if (key == "buffer") {
     auto name = getName(item.value(), ip, "buffer");
     if (!name)
-      return std::nullopt;
+      return false;
     out.kind = Value::Kind::Buffer;
     out.text = *name;
   } else if (key == "view") {
-    auto view = readView(item.value(), ip);
-    if (!view)
-      return std::nullopt;
+    View view;
+    if (!readView(item.value(), ip, view))
+      return false;
     out.kind = Value::Kind::View;
-    out.view = std::move(*view);
+    out.view = std::move(view);
   } else if (key == "expr") {
     auto e = getExpr(item.value(), ip, "expression", false);
     if (!e)
-      return std::nullopt;
+      return false;
     out.kind = Value::Kind::Expr;
-    out.expr = *e;
+    out.expr = std::move(*e);
   } else if (key == "dtype") {
     auto d = getString(item.value(), ip);
     if (!d)
-      return std::nullopt;
+      return false;
     auto parsed = parseDType(*d);
     if (!parsed) {
       error(ip, fmt::format("unknown dtype '{}'", printable(*d)));
-      return std::nullopt;
+      return false;
     }
     out.kind = Value::Kind::DType;
     out.dtype = *parsed;
   } else if (key == "device") {
     auto d = getString(item.value(), ip);
     if (!d)
-      return std::nullopt;
+      return false;
     auto parsed = parseDevice(*d);
     if (!parsed) {
       error(ip, fmt::format("unknown device '{}'; expected 'cpu' or 'cuda:N'", printable(*d)));
-      return std::nullopt;
+      return false;
     }
     out.kind = Value::Kind::Device;
     out.device = *parsed;
   } else if (key == "tuple" || key == "list") {
     if (!expectType(item.value(), ip, Json::value_t::array, "an array"))
-      return std::nullopt;
-    auto list = readValue(item.value(), ip, depth + 1);
-    if (!list)
-      return std::nullopt;
-    out = std::move(*list);
+      return false;
+    if (!readValue(item.value(), ip, depth + 1, out))
+      return false;
     out.kind = key == "tuple" ? Value::Kind::Tuple : Value::Kind::List;
   } else {
     error(ip, fmt::format("unknown value kind '{}'; expected 'buffer', 'view', 'expr', "
                                "'dtype', 'device', 'tuple' or 'list'",
                                printable(key)));
-    return std::nullopt;
+    return false;
   }
-  return out;
+  return true;
 }
 
 /// Op names reach emitted code as dotted paths, so each segment must be an
 /// identifier and the root one of the namespaces wrappers import.
-std::optional<std::string> Reader::readOpName(const Json &value, const Ptr &pointer) {
+std::optional<std::string_view> Reader::readOpName(const Json &value, const Ptr &pointer) {
   auto name = getString(value, pointer);
   if (!name)
     return std::nullopt;
-  std::vector<std::string_view> parts;
+  // Only the first two segments and the count matter beyond each being an
+  // identifier.
+  std::string_view first, second;
+  size_t parts = 0;
+  bool ok = true;
   std::string_view rest = *name;
   while (true) {
     size_t dot = rest.find('.');
-    parts.push_back(rest.substr(0, dot));
+    std::string_view part = rest.substr(0, dot);
+    ok = ok && isPlainIdentifier(part);
+    if (parts == 0)
+      first = part;
+    else if (parts == 1)
+      second = part;
+    ++parts;
     if (dot == std::string_view::npos)
       break;
     rest = rest.substr(dot + 1);
   }
-  bool ok = std::all_of(parts.begin(), parts.end(),
-                        [](std::string_view part) { return isPlainIdentifier(part); });
   if (ok) {
-    if (parts[0] == "extern_kernels")
-      ok = parts.size() == 2;
-    else if (parts[0] == "aten")
-      ok = parts.size() == 2 || parts.size() == 3;
-    else if (parts[0] == "torch" && parts.size() >= 2 && parts[1] == "ops")
-      ok = parts.size() == 4 || parts.size() == 5;
+    if (first == "extern_kernels")
+      ok = parts == 2;
+    else if (first == "aten")
+      ok = parts == 2 || parts == 3;
+    else if (first == "torch" && parts >= 2 && second == "ops")
+      ok = parts == 4 || parts == 5;
     else
       ok = false;
   }
@@ -1258,8 +1585,7 @@ std::optional<std::string> Reader::readOpName(const Json &value, const Ptr &poin
 
 bool Reader::readKernelArg(const Json &value, const Ptr &pointer, KernelArg &arg) {
   std::optional<Json> fields[7];
-  if (!expectObject(value, pointer, {"role", "name", "buffer", "view", "result", "was", "value"},
-                    "a kernel argument", fields))
+  if (!expectObject(value, pointer, kArgKeys, "a kernel argument", fields))
     return false;
   std::optional<Json> role = required(fields[0], pointer, "role", "a kernel argument");
   if (!role)
@@ -1272,7 +1598,7 @@ bool Reader::readKernelArg(const Json &value, const Ptr &pointer, KernelArg &arg
       {"removed", ArgRole::Removed}, {"size", ArgRole::Size},     {"scalar", ArgRole::Scalar}};
   bool known = false;
   for (auto [text, value2] : kRoles)
-    if (text.size() == r->size() && text == *r) {
+    if (json::sameText(text, *r)) {
       arg.role = value2;
       known = true;
     }
@@ -1315,11 +1641,11 @@ bool Reader::readKernelArg(const Json &value, const Ptr &pointer, KernelArg &arg
         return false;
       arg.buffer = *b;
     } else if (view && arg.role != ArgRole::Removed) {
-      auto v = readView(*view, pointer + "/view");
-      if (!v)
+      View v;
+      if (!readView(*view, pointer + "/view", v))
         return false;
-      arg.buffer = v->base;
-      arg.view = std::move(*v);
+      arg.buffer = v.base;
+      arg.view = std::move(v);
     } else {
       error(pointer, fmt::format("missing field 'buffer' in a kernel argument with role '{}'",
                                       argRoleName(arg.role)));
@@ -1333,8 +1659,8 @@ bool Reader::readKernelArg(const Json &value, const Ptr &pointer, KernelArg &arg
                                       argRoleName(arg.role)));
       return false;
     }
-    auto v = readValue(*scalar, pointer + "/value", 0);
-    if (!v)
+    std::optional<Value> v(std::in_place);
+    if (!readValue(*scalar, pointer + "/value", 0, *v))
       return false;
     bool isScalar = v->kind == Value::Kind::Int || v->kind == Value::Kind::Float ||
                     v->kind == Value::Kind::Bool || v->kind == Value::Kind::Expr;
@@ -1392,27 +1718,27 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
   auto kindText = getString(*op, pointer + "/op");
   if (!kindText)
     return false;
-  // Compared as a view: a string's compare with a literal measures the literal.
   const std::string_view kind = *kindText;
-  node.pointer = pointer.str();
+  auto is = [&](std::string_view name) { return json::sameText(kind, name); };
 
-  auto readValues = [&](std::optional<Json> list, const Ptr &lp,
+  auto readValues = [&](const std::optional<Json> &list, const Ptr &lp,
                         std::vector<Value> &out) -> bool {
     if (!list)
       return true;
     if (!expectType(*list, lp, Json::value_t::array, "an array of values"))
       return false;
     bool ok = true;
-    for (size_t i = 0; i < list->size(); ++i) {
-      auto v = readValue((*list)[i], child(lp, i), 0);
-      if (v)
-        out.push_back(std::move(*v));
-      else
+    size_t n = list->size();
+    out.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (!readValue((*list)[i], child(lp, i), 0, out.emplace_back())) {
+        out.pop_back();
         ok = false;
+      }
     }
     return ok;
   };
-  auto readNameList = [&](std::optional<Json> list, const Ptr &lp,
+  auto readNameList = [&](const std::optional<Json> &list, const Ptr &lp,
                           std::vector<std::string> &out) -> bool {
     if (!list)
       return true;
@@ -1422,19 +1748,18 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
     for (size_t i = 0; i < list->size(); ++i) {
       auto n = getName((*list)[i], child(lp, i), "buffer");
       if (n)
-        out.push_back(*n);
+        out.emplace_back(*n);
       else
         ok = false;
     }
     return ok;
   };
 
-  if (kind == "kernel_call") {
+  if (is("kernel_call")) {
     std::optional<Json> fields[6];
-    if (!expectObject(value, pointer, {"op", "kernel", "args", "numels", "config", "grid"},
-                      "a kernel_call node", fields))
+    if (!expectObject(value, pointer, kCallKeys, "a kernel_call node", fields))
       return false;
-    KernelCallNode call;
+    KernelCallNode &call = node.body.emplace<KernelCallNode>();
     std::optional<Json> kernel = required(fields[1], pointer, "kernel", "a kernel_call node");
     std::optional<Json> args = required(fields[2], pointer, "args", "a kernel_call node");
     if (!kernel || !args)
@@ -1460,7 +1785,8 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
       if (expectType(*numels, np, Json::value_t::object, "an object of numels")) {
         static constexpr std::string_view kNumels[] = {"xnumel", "ynumel", "znumel", "r0_numel",
                                                        "r1_numel"};
-        for (const auto &item : numels->items()) {
+        for (size_t m = 0, n = numels->size(); m < n; ++m) {
+          json::Member item = numels->member(m);
           Ptr ip = child(np, item.key());
           if (std::find(std::begin(kNumels), std::end(kNumels), item.key()) ==
               std::end(kNumels)) {
@@ -1499,30 +1825,31 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
       else
         ok = false;
     }
-    if (!ok)
-      return false;
-    node.body = std::move(call);
-    return true;
+    return ok;
   }
 
-  if (kind == "extern_out" || kind == "extern_alloc" || kind == "fallback") {
-    bool isOut = kind == "extern_out";
-    bool isFallback = kind == "fallback";
+  if (is("extern_out") || is("extern_alloc") || is("fallback")) {
+    bool isOut = is("extern_out");
+    bool isFallback = is("fallback");
     std::string_view what = isOut        ? "a extern_out node"
                             : isFallback ? "a fallback node"
                                          : "a extern_alloc node";
+    // Members by name: op, kernel, args, kwargs, result, out, mutated, schema.
+    std::optional<Json> fields[8];
     if (isOut) {
-      if (!expectObject(value, pointer, {"op", "kernel", "args", "kwargs", "out", "schema"}, what))
+      std::optional<Json> outFields[6];
+      if (!expectObject(value, pointer, kExternOutKeys, what, outFields))
         return false;
-    } else if (!expectObject(value, pointer,
-                             {"op", "kernel", "args", "kwargs", "result", "out", "mutated",
-                              "schema"},
-                             what)) {
+      for (size_t k = 0; k < 4; ++k)
+        fields[k] = outFields[k];
+      fields[5] = outFields[4];
+      fields[7] = outFields[5];
+    } else if (!expectObject(value, pointer, kExternKeys, what, fields)) {
       return false;
     }
-    ExternNode ext;
+    ExternNode &ext = node.body.emplace<ExternNode>();
     ext.fallback = isFallback;
-    std::optional<Json> kernel = field(value, pointer, "kernel", true, what);
+    std::optional<Json> kernel = required(fields[1], pointer, "kernel", what);
     if (!kernel)
       return false;
     auto opName = readOpName(*kernel, pointer + "/kernel");
@@ -1531,41 +1858,47 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
       ext.op = *opName;
     // The op's schema as torch prints it; only --cpp-abi=aoti reads it, and
     // parses it there (it never reaches emitted code as text).
-    if (std::optional<Json> schema = field(value, pointer, "schema", false, what)) {
+    if (const std::optional<Json> &schema = fields[7]) {
       if (auto text = getString(*schema, pointer + "/schema"))
-        ext.schema = std::string(*text);
+        ext.schema = *text;
       else
         ok = false;
     }
-    ok &= readValues(field(value, pointer, "args", false, what), pointer + "/args", ext.args);
-    if (std::optional<Json> kwargs = field(value, pointer, "kwargs", false, what)) {
+    ok &= readValues(fields[2], pointer + "/args", ext.args);
+    if (const std::optional<Json> &kwargs = fields[3]) {
       Ptr kp = pointer + "/kwargs";
       if (expectType(*kwargs, kp, Json::value_t::object, "an object of keyword arguments")) {
-        for (const auto &item : kwargs->items()) {
+        for (size_t m = 0, n = kwargs->size(); m < n; ++m) {
+          json::Member item = kwargs->member(m);
           Ptr ip = child(kp, item.key());
-          if (auto why = checkKeywordName(item.key())) {
-            error(ip, fmt::format("keyword argument name '{}' {}", printable(item.key()),
-                                       *why));
-            ok = false;
-            continue;
+          if (!validKeywords.find(item.key())) {
+            if (auto why = checkKeywordName(item.key())) {
+              error(ip, fmt::format("keyword argument name '{}' {}", printable(item.key()),
+                                    *why));
+              ok = false;
+              continue;
+            }
+            validKeywords.insert(item.key(), true);
           }
           if (item.key() == "out") {
             error(ip, "'out' is not a keyword argument here; use the node's 'out' field");
             ok = false;
             continue;
           }
-          auto v = readValue(item.value(), ip, 0);
-          if (v)
-            ext.kwargs.emplace_back(std::string(item.key()), std::move(*v));
-          else
+          auto &[key, v] = ext.kwargs.emplace_back();
+          if (readValue(item.value(), ip, 0, v)) {
+            key = item.key();
+          } else {
+            ext.kwargs.pop_back();
             ok = false;
+          }
         }
       } else {
         ok = false;
       }
     }
-    std::optional<Json> out = field(value, pointer, "out", isOut, what);
-    if (out && kind == "extern_alloc") {
+    std::optional<Json> out = isOut ? required(fields[5], pointer, "out", what) : fields[5];
+    if (out && is("extern_alloc")) {
       error(pointer + "/out", "an extern_alloc node returns its result; use extern_out for "
                                    "an op that writes into 'out'");
       return false;
@@ -1581,7 +1914,7 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
       else
         ok = false;
     }
-    if (std::optional<Json> result = field(value, pointer, "result", false, what)) {
+    if (const std::optional<Json> &result = fields[4]) {
       auto r = getName(*result, pointer + "/result", "buffer");
       if (r)
         ext.result = *r;
@@ -1593,24 +1926,20 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
                           "not both");
       ok = false;
     }
-    ok &= readNameList(field(value, pointer, "mutated", false, what), pointer + "/mutated",
-                       ext.mutated);
-    if (!ok)
-      return false;
-    node.body = std::move(ext);
-    return true;
+    ok &= readNameList(fields[6], pointer + "/mutated", ext.mutated);
+    return ok;
   }
 
-  if (kind == "multi_output") {
-    if (!expectObject(value, pointer, {"op", "result", "source", "indices"},
-                      "a multi_output node"))
+  if (is("multi_output")) {
+    std::optional<Json> fields[4];
+    if (!expectObject(value, pointer, kMultiOutputKeys, "a multi_output node", fields))
       return false;
-    std::optional<Json> result = field(value, pointer, "result", true, "a multi_output node");
-    std::optional<Json> source = field(value, pointer, "source", true, "a multi_output node");
-    std::optional<Json> indices = field(value, pointer, "indices", true, "a multi_output node");
+    std::optional<Json> result = required(fields[1], pointer, "result", "a multi_output node");
+    std::optional<Json> source = required(fields[2], pointer, "source", "a multi_output node");
+    std::optional<Json> indices = required(fields[3], pointer, "indices", "a multi_output node");
     if (!result || !source || !indices)
       return false;
-    MultiOutputNode mo;
+    MultiOutputNode &mo = node.body.emplace<MultiOutputNode>();
     auto r = getName(*result, pointer + "/result", "buffer");
     auto s = getName(*source, pointer + "/source", "buffer");
     if (!r || !s)
@@ -1629,7 +1958,7 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
         ok = false;
         continue;
       }
-      std::string container(step[0].str());
+      std::string_view container = step[0].str();
       if (container == "tuple" || container == "list") {
         auto index = getInt(step[1], child(sp, 1), 0, std::numeric_limits<int32_t>::max(),
                             "index");
@@ -1656,47 +1985,43 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
       error(ip, "expected at least one index");
       ok = false;
     }
-    if (!ok)
-      return false;
-    node.body = std::move(mo);
-    return true;
+    return ok;
   }
 
-  if (kind == "assert_size_stride") {
-    if (!expectObject(value, pointer, {"op", "buffer", "size", "stride", "what"},
-                      "an assert_size_stride node"))
+  if (is("assert_size_stride")) {
+    std::optional<Json> fields[5];
+    if (!expectObject(value, pointer, kAssertKeys, "an assert_size_stride node", fields))
       return false;
-    std::optional<Json> buffer = field(value, pointer, "buffer", true, "an assert_size_stride node");
-    std::optional<Json> size = field(value, pointer, "size", true, "an assert_size_stride node");
-    std::optional<Json> stride = field(value, pointer, "stride", true, "an assert_size_stride node");
+    std::optional<Json> buffer =
+        required(fields[1], pointer, "buffer", "an assert_size_stride node");
+    std::optional<Json> size = required(fields[2], pointer, "size", "an assert_size_stride node");
+    std::optional<Json> stride =
+        required(fields[3], pointer, "stride", "an assert_size_stride node");
     if (!buffer || !size || !stride)
       return false;
-    AssertSizeStrideNode as;
+    AssertSizeStrideNode &as = node.body.emplace<AssertSizeStrideNode>();
     auto b = getName(*buffer, pointer + "/buffer", "buffer");
-    auto sizes = getExprList(*size, pointer + "/size", "size");
-    auto strides = getExprList(*stride, pointer + "/stride", "stride");
+    bool sizes = getExprList(*size, pointer + "/size", "size", as.size);
+    bool strides = getExprList(*stride, pointer + "/stride", "stride", as.stride);
     if (!b || !sizes || !strides)
       return false;
-    if (sizes->size() != strides->size()) {
+    if (as.size.size() != as.stride.size()) {
       error(pointer + "/stride", fmt::format("stride has {} entries but size has {}",
-                                                  strides->size(), sizes->size()));
+                                                  as.stride.size(), as.size.size()));
       return false;
     }
     as.buffer = *b;
-    as.size = std::move(*sizes);
-    as.stride = std::move(*strides);
-    if (std::optional<Json> what = field(value, pointer, "what", false, "an assert_size_stride node")) {
+    if (const std::optional<Json> &what = fields[4]) {
       auto w = getString(*what, pointer + "/what");
       if (!w)
         return false;
       as.what = *w;
     }
-    node.body = std::move(as);
     return true;
   }
 
-  if (kind == "device_guard_enter") {
-    if (!expectObject(value, pointer, {"op", "device"}, "a device_guard_enter node"))
+  if (is("device_guard_enter")) {
+    if (!expectObject(value, pointer, kGuardEnterKeys, "a device_guard_enter node"))
       return false;
     std::optional<Json> device = field(value, pointer, "device", true, "a device_guard_enter node");
     if (!device)
@@ -1707,25 +2032,26 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
     node.body = DeviceGuardEnterNode{static_cast<int>(*index)};
     return true;
   }
-  if (kind == "device_guard_exit") {
-    if (!expectObject(value, pointer, {"op"}, "a device_guard_exit node"))
+  if (is("device_guard_exit")) {
+    if (!expectObject(value, pointer, kGuardExitKeys, "a device_guard_exit node"))
       return false;
     node.body = DeviceGuardExitNode{};
     return true;
   }
-  if (kind == "comment") {
-    if (!expectObject(value, pointer, {"op", "text"}, "a comment node"))
+  if (is("comment")) {
+    std::optional<Json> fields[2];
+    if (!expectObject(value, pointer, kCommentKeys, "a comment node", fields))
       return false;
-    std::optional<Json> text = field(value, pointer, "text", true, "a comment node");
+    std::optional<Json> text = required(fields[1], pointer, "text", "a comment node");
     if (!text)
       return false;
     auto t = getString(*text, pointer + "/text");
     if (!t)
       return false;
-    node.body = CommentNode{*t};
+    node.body.emplace<CommentNode>().text = *t;
     return true;
   }
-  if (kind == "cond") {
+  if (is("cond")) {
     if (!expectObject(value, pointer,
                       {"op", "predicate", "true_graph", "false_graph", "operands", "results",
                        "result"},
@@ -1787,35 +2113,43 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
   } else if (topLevel) {
     graph.name = "graph";
   }
+  std::optional<Json> inputs = field(object, pointer, "inputs", false, what);
+  std::optional<Json> constants = field(object, pointer, "constants", false, what);
+  std::optional<Json> buffers = field(object, pointer, "buffers", false, what);
+  auto sizeOf = [](const std::optional<Json> &list) { return list ? list->size() : 0; };
   // Tensor and scalar names are per graph; the same name may appear in a
   // subgraph and in the main graph, as Inductor's buf0 does.
-  std::unordered_map<std::string, SavedPtr> names;
-  for (const auto &[name, where] : globalNames)
-    if (where.str().starts_with("/symbols"))
-      names.emplace(name, where);
+  NameMap<NameSite> names(sizeOf(inputs) + sizeOf(constants) + sizeOf(buffers) + 16);
+  validNames.reserve(sizeOf(inputs) + sizeOf(constants) + sizeOf(buffers));
+  globalNames.forEach([&](std::string_view name, const NameSite &site) {
+    if (site.table == NameTable::Symbols)
+      names.insert(name, site);
+  });
   std::set<std::string> symbolInputs;
+  auto site = [&](NameTable table, size_t index) {
+    return NameSite{graph.pointer, table, static_cast<uint32_t>(index)};
+  };
 
-  if (std::optional<Json> inputs = field(object, pointer, "inputs", false, what)) {
+  if (inputs) {
     Ptr ip = pointer + "/inputs";
     if (expectType(*inputs, ip, Json::value_t::array, "an array of inputs")) {
+      graph.inputs.reserve(inputs->size());
       for (size_t i = 0; i < inputs->size(); ++i) {
         Ptr p = child(ip, i);
         const Json &in = (*inputs)[i];
-        if (!expectObject(in, p,
-                          {"name", "kind", "dtype", "device", "size", "stride", "offset",
-                           "mutated"},
-                          "an input"))
+        std::optional<Json> fields[8];
+        if (!expectObject(in, p, kInputKeys, "an input", fields))
           continue;
         Input input;
-        std::optional<Json> name = field(in, p, "name", true, "an input");
+        std::optional<Json> name = required(fields[0], p, "name", "an input");
         if (!name)
           continue;
         auto n = getName(*name, p + "/name", "input");
         if (!n)
           continue;
         input.name = *n;
-        std::string kindText = "tensor";
-        if (std::optional<Json> kind = field(in, p, "kind", false, "an input")) {
+        std::string_view kindText = "tensor";
+        if (const std::optional<Json> &kind = fields[1]) {
           auto k = getString(*kind, p + "/kind");
           if (!k)
             continue;
@@ -1823,11 +2157,9 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
         }
         if (kindText == "tensor") {
           input.kind = InputKind::Tensor;
-          auto layout = readLayout(in, p, "a tensor input");
-          if (!layout)
+          if (!readLayout(in, p, "a tensor input", fields + 2, input.layout))
             continue;
-          input.layout = std::move(*layout);
-          if (std::optional<Json> mutated = field(in, p, "mutated", false, "an input")) {
+          if (const std::optional<Json> &mutated = fields[7]) {
             if (!expectType(*mutated, p + "/mutated", Json::value_t::boolean, "a boolean"))
               continue;
             input.mutated = mutated->get<bool>();
@@ -1883,62 +2215,61 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
                                               printable(kindText)));
           continue;
         }
-        if (!claimName(input.name, p + "/name", names))
+        if (!claimName(*n, p + "/name", names, site(NameTable::Inputs, i)))
           continue;
         graph.inputs.push_back(std::move(input));
       }
     }
   }
 
-  if (std::optional<Json> constants = field(object, pointer, "constants", false, what)) {
+  if (constants) {
     Ptr cp = pointer + "/constants";
     if (expectType(*constants, cp, Json::value_t::array, "an array of constants")) {
+      graph.constants.reserve(constants->size());
       for (size_t i = 0; i < constants->size(); ++i) {
         Ptr p = child(cp, i);
         const Json &c = (*constants)[i];
-        if (!expectObject(c, p, {"name", "dtype", "device", "size", "stride", "offset"},
-                          "a constant"))
+        std::optional<Json> fields[6];
+        if (!expectObject(c, p, kConstantKeys, "a constant", fields))
           continue;
-        std::optional<Json> name = field(c, p, "name", true, "a constant");
+        std::optional<Json> name = required(fields[0], p, "name", "a constant");
         if (!name)
           continue;
         auto n = getName(*name, p + "/name", "constant");
-        auto layout = readLayout(c, p, "a constant");
-        if (!n || !layout || !claimName(*n, p + "/name", names))
+        Layout layout;
+        bool hasLayout = readLayout(c, p, "a constant", fields + 1, layout);
+        if (!n || !hasLayout || !claimName(*n, p + "/name", names, site(NameTable::Constants, i)))
           continue;
-        graph.constants.push_back({*n, std::move(*layout)});
+        graph.constants.push_back({std::string(*n), std::move(layout)});
       }
     }
   }
 
-  if (std::optional<Json> buffers = field(object, pointer, "buffers", false, what)) {
+  if (buffers) {
     Ptr bp = pointer + "/buffers";
     if (expectType(*buffers, bp, Json::value_t::array, "an array of buffers")) {
-      for (size_t i = 0; i < buffers->size(); ++i) {
+      // Read in place: a graph has many.
+      auto readBuffer = [&](size_t i, Buffer &buffer) -> bool {
         Ptr p = child(bp, i);
         const Json &b = (*buffers)[i];
         std::optional<Json> fields[9];
-        if (!expectObject(b, p,
-                          {"name", "dtype", "device", "size", "stride", "offset", "view_of",
-                           "removed", "tuple"},
-                          "a buffer", fields))
-          continue;
-        Buffer buffer;
+        if (!expectObject(b, p, kBufferKeys, "a buffer", fields))
+          return false;
         std::optional<Json> name = required(fields[0], p, "name", "a buffer");
         if (!name)
-          continue;
+          return false;
         auto n = getName(*name, p + "/name", "buffer");
         if (!n)
-          continue;
+          return false;
         buffer.name = *n;
         if (const std::optional<Json> &removed = fields[7]) {
           if (!expectType(*removed, p + "/removed", Json::value_t::boolean, "a boolean"))
-            continue;
+            return false;
           buffer.removed = removed->get<bool>();
         }
         if (const std::optional<Json> &tuple = fields[8]) {
           if (!expectType(*tuple, p + "/tuple", Json::value_t::boolean, "a boolean"))
-            continue;
+            return false;
           buffer.isTuple = tuple->get<bool>();
         }
         if (buffer.isTuple) {
@@ -1951,23 +2282,23 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
               clean = false;
             }
           if (!clean)
-            continue;
+            return false;
         } else {
-          auto layout = readLayout(b, p, "a buffer");
-          if (!layout)
-            continue;
-          buffer.layout = std::move(*layout);
+          if (!readLayout(b, p, "a buffer", fields + 1, buffer.layout))
+            return false;
         }
         if (const std::optional<Json> &viewOf = fields[6]) {
           auto base = getName(*viewOf, p + "/view_of", "buffer");
           if (!base)
-            continue;
+            return false;
           buffer.viewOf = *base;
         }
-        if (!claimName(buffer.name, p + "/name", names))
-          continue;
-        graph.buffers.push_back(std::move(buffer));
-      }
+        return claimName(*n, p + "/name", names, site(NameTable::Buffers, i));
+      };
+      graph.buffers.reserve(buffers->size());
+      for (size_t i = 0; i < buffers->size(); ++i)
+        if (!readBuffer(i, graph.buffers.emplace_back()))
+          graph.buffers.pop_back();
     }
   }
 
@@ -1983,9 +2314,19 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
         return false;
       }
       graph.nodes.reserve(nodes->size());
-      for (size_t i = 0; i < nodes->size(); ++i)
-        if (!readNode((*nodes)[i], child(np, i), graph.nodes.emplace_back()))
+      // Every node keeps its pointer: spelled from one prefix and its index.
+      std::string spelled = np.str() + '/';
+      const size_t prefix = spelled.size();
+      for (size_t i = 0; i < nodes->size(); ++i) {
+        char digits[24];
+        char *last = std::to_chars(digits, digits + sizeof digits, i).ptr;
+        spelled.resize(prefix);
+        spelled.append(digits, last);
+        Node &node = graph.nodes.emplace_back();
+        node.pointer = spelled;
+        if (!readNode((*nodes)[i], child(np, i), node))
           graph.nodes.pop_back();
+      }
     }
   }
 
@@ -2018,15 +2359,14 @@ void Reader::checkGraph(Graph &graph) {
   // the tables below are vectors indexed by it: a reference costs one lookup
   // of its name. Keyed by views of the graph's own names, which outlive these
   // tables.
-  std::unordered_map<std::string_view, uint32_t> tensors;
+  const size_t tensorCount = graph.inputs.size() + graph.constants.size() + graph.buffers.size();
+  NameMap<uint32_t> tensors(tensorCount);
   std::vector<TensorInfo> infos;
   std::vector<std::string_view> tensorNames;
-  const size_t tensorCount = graph.inputs.size() + graph.constants.size() + graph.buffers.size();
-  tensors.reserve(tensorCount);
   infos.reserve(tensorCount);
   tensorNames.reserve(tensorCount);
   auto addTensor = [&](std::string_view name, TensorInfo info) {
-    if (tensors.emplace(name, static_cast<uint32_t>(infos.size())).second) {
+    if (tensors.insert(name, static_cast<uint32_t>(infos.size())).second) {
       infos.push_back(info);
       tensorNames.push_back(name);
     }
@@ -2038,9 +2378,23 @@ void Reader::checkGraph(Graph &graph) {
     addTensor(graph.constants[i].name, TensorInfo{TensorKind::Constant, i});
   for (size_t i = 0; i < graph.buffers.size(); ++i)
     addTensor(graph.buffers[i].name, TensorInfo{TensorKind::Buffer, i});
+  // A kernel call looks each argument's name up several times (tuple check,
+  // use, definition): remember recent answers by the address of the name,
+  // which is the graph's own string and does not change while it is checked.
+  struct RecentLookup {
+    const char *data = nullptr;
+    size_t size = 0;
+    const TensorInfo *info = nullptr;
+  };
+  RecentLookup recent[16];
   auto findTensor = [&](std::string_view name) -> const TensorInfo * {
-    auto it = tensors.find(name);
-    return it == tensors.end() ? nullptr : &infos[it->second];
+    RecentLookup &slot = recent[(reinterpret_cast<uintptr_t>(name.data()) >> 3) & 15];
+    if (slot.data == name.data() && slot.size == name.size() && name.data())
+      return slot.info;
+    const uint32_t *id = tensors.find(name);
+    const TensorInfo *info = id ? &infos[*id] : nullptr;
+    slot = {name.data(), name.size(), info};
+    return info;
   };
   auto idOf = [&](const TensorInfo *info) { return static_cast<uint32_t>(info - infos.data()); };
   const Ptr graphPtr(graph.pointer);
@@ -2093,7 +2447,7 @@ void Reader::checkGraph(Graph &graph) {
   std::vector<uint32_t> baseId(infos.size());
   for (uint32_t t = 0; t < infos.size(); ++t)
     baseId[t] = t;
-  std::unordered_map<std::string_view, uint32_t> unknownBases;
+  NameMap<uint32_t> unknownBases;
   uint32_t idCount = static_cast<uint32_t>(infos.size());
   for (uint32_t t = 0; t < infos.size(); ++t) {
     if (infos[t].kind != TensorKind::Buffer || !graph.buffers[infos[t].index].viewOf)
@@ -2102,9 +2456,9 @@ void Reader::checkGraph(Graph &graph) {
     if (const TensorInfo *info = findTensor(base)) {
       baseId[t] = idOf(info);
     } else {
-      auto [it, inserted] = unknownBases.try_emplace(base, idCount);
+      auto [id, inserted] = unknownBases.insert(base, idCount);
       idCount += inserted;
-      baseId[t] = it->second;
+      baseId[t] = *id;
     }
   }
 
@@ -2229,7 +2583,8 @@ void Reader::checkGraph(Graph &graph) {
     const Ptr p(node.pointer);
     const Ptr argTable = p + "/args";
     if (auto *call = std::get_if<KernelCallNode>(&node.body)) {
-      const Kernel *kernel = doc->findKernel(call->kernel);
+      const uint32_t *kernelId = kernelIndex.find(call->kernel);
+      const Kernel *kernel = kernelId ? &doc->kernels[*kernelId] : nullptr;
       if (!kernel) {
         error(p + "/kernel", fmt::format("unknown kernel '{}'; expected the name of an entry "
                                               "in /kernels",

@@ -22,7 +22,11 @@ public:
         maxDepth(maxDepth), doc(doc) {}
 
   bool run(ParseError &error) {
-    doc.nodes.reserve(static_cast<size_t>(end - begin) / 8 + 16);
+    // Upper estimates: untouched capacity costs address space, not memory.
+    size_t bytes = static_cast<size_t>(end - begin);
+    doc.nodes.reserve(bytes / 8 + 16);
+    doc.members.reserve(bytes / 16 + 16);
+    doc.children.reserve(bytes / 32 + 16);
     if (!scan())
       return report(error);
     skipSpace();
@@ -42,8 +46,8 @@ private:
   Document &doc;
   size_t errorPos = 0;
   std::string errorMessage;
-  std::vector<uint32_t> scratch; ///< children of the containers being parsed
-  std::vector<Document::MemberRef> memberScratch;
+  PodArray<uint32_t> scratch; ///< children of the containers being parsed
+  PodArray<Document::MemberRef> memberScratch;
 
   bool report(ParseError &error) {
     error.offset = errorPos;
@@ -148,8 +152,12 @@ private:
   }
 
   Document::Node &newNode(value_t type) {
-    Document::Node &node = doc.nodes.emplace_back();
+    Document::Node &node = doc.nodes.append();
     node.type = type;
+    node.boolean = false;
+    node.count = 0;
+    node.i = 0;
+    node.data = nullptr;
     return node;
   }
 
@@ -403,61 +411,41 @@ private:
     return true;
   }
 
-  /// Appends scratch entries from \p base to \p out and drops them; most
-  /// containers are small, so copy in place rather than through memmove.
-  template <typename T>
-  static void moveTail(std::vector<T> &from, size_t base, std::vector<T> &out) {
-    size_t count = from.size() - base;
-    if (out.capacity() - out.size() < count)
-      out.reserve(std::max(out.capacity() * 2, out.size() + count));
-    const T *src = from.data() + base;
-    for (size_t i = 0; i < count; ++i)
-      out.push_back(src[i]);
-    from.resize(base);
+  /// A bit for a member name such that equal names have equal bits (from
+  /// length, first and last byte): an object whose names all have distinct
+  /// bits has no duplicates, and most objects are checked by that alone.
+  static uint64_t signatureBit(std::string_view k) {
+    size_t sig = k.size() * 7;
+    if (!k.empty())
+      sig += static_cast<unsigned char>(k[0]) + static_cast<unsigned char>(k.back()) * 3u;
+    return uint64_t(1) << (sig & 63);
   }
 
-  static bool sameKey(std::string_view a, std::string_view b) {
-    return a.size() == b.size() && (a.empty() || a[0] == b[0]) && a == b;
-  }
   /// Fails on a name that occurs twice among the members from \p base on.
   /// Graph objects have a handful of members: compare pairs in place; sort a
   /// copy only for large objects, which keeps this O(n log n) for any size.
-  bool checkDuplicateKeys(size_t base) {
+  [[gnu::noinline]] bool checkDuplicateKeys(size_t base) {
     size_t count = memberScratch.size() - base;
     if (count <= 16) {
       // Report the smallest duplicate name, as the sorted scan below does.
-      // (Through a local pointer: the vector's bounds are not reloaded
-      // after every comparison.)
       const Document::MemberRef *m = memberScratch.data() + base;
-      // Equal names have equal signatures (length, first and last byte):
-      // where no two signatures share a bit, no names are compared.
-      uint64_t seen = 0;
-      bool collision = false;
-      for (size_t i = 0; i < count; ++i) {
-        std::string_view k = m[i].key;
-        size_t sig = k.size() * 7;
-        if (!k.empty())
-          sig += static_cast<unsigned char>(k[0]) + static_cast<unsigned char>(k.back()) * 3u;
-        uint64_t bit = uint64_t(1) << (sig & 63);
-        collision |= (seen & bit) != 0;
-        seen |= bit;
-      }
-      if (!collision)
-        return true;
-      const std::string_view *duplicate = nullptr;
+      std::string_view duplicate;
+      bool found = false;
       for (size_t i = 0; i < count; ++i)
         for (size_t j = i + 1; j < count; ++j)
-          if (sameKey(m[i].key, m[j].key) && (!duplicate || m[i].key < *duplicate))
-            duplicate = &m[i].key;
-      if (duplicate)
+          if (sameText(m[i].name(), m[j].name()) && (!found || m[i].name() < duplicate)) {
+            duplicate = m[i].name();
+            found = true;
+          }
+      if (found)
         return fail(fmt::format("duplicate member name \"{}\" in an object",
-                                duplicate->substr(0, 60)));
+                                duplicate.substr(0, 60)));
       return true;
     }
     std::vector<std::string_view> keys;
     keys.reserve(count);
     for (size_t i = base; i < memberScratch.size(); ++i)
-      keys.push_back(memberScratch[i].key);
+      keys.push_back(memberScratch[i].name());
     std::sort(keys.begin(), keys.end());
     for (size_t i = 1; i < keys.size(); ++i)
       if (keys[i] == keys[i - 1])
@@ -492,10 +480,16 @@ private:
       uint32_t node; ///< the container's record
       uint32_t base; ///< its first entry in scratch or memberScratch
       bool object;
+      /// Objects: two member names share a signature bit (see
+      /// signatureBit); only then are names compared.
+      bool collision;
+      uint64_t seen; ///< signature bits of the member names so far
     };
     std::vector<Frame> stack;
     // Between tokens there is mostly nothing or one byte (a space after ':',
-    // a newline in compact documents): test those in line.
+    // a newline in compact documents): test those in line. Where a token
+    // must follow, its byte is tested first and whitespace skipped only if
+    // it is not there.
     auto space = [&]() __attribute__((always_inline)) {
       if (q != e && isSpace(*q)) {
         if (q + 1 != e && !isSpace(q[1]))
@@ -512,15 +506,24 @@ private:
     auto open = [&](value_t type, size_t base) {
       uint32_t n = static_cast<uint32_t>(doc.nodes.size());
       newNode(type);
-      stack.push_back({n, static_cast<uint32_t>(base), type == value_t::object});
+      stack.push_back({n, static_cast<uint32_t>(base), type == value_t::object, false, 0});
       ++q;
     };
 
-    space();
   value:
+    // At a value or the whitespace before it.
     if (q == e)
       return failHere([] { return std::string("unexpected end of input; expected a value"); });
     switch (*q) {
+    case ' ':
+    case '\n':
+    case '\r':
+    case '\t':
+      if (q + 1 != e && !isSpace(q[1]))
+        ++q;
+      else
+        q = skipSpaceRun(q);
+      goto value;
     case '{':
       if (stack.size() + 1 > maxDepth)
         return failHere([&] {
@@ -550,12 +553,11 @@ private:
       goto value;
     case '"': {
       // The record first: records are numbered in document order.
-      size_t n = doc.nodes.size();
-      newNode(value_t::string);
+      Document::Node &node = newNode(value_t::string);
       std::string_view s;
       if (!scanString(q, s))
         return false;
-      doc.nodes[n].setText(s);
+      node.setText(s);
       goto next;
     }
     case 't':
@@ -606,7 +608,8 @@ private:
 
   member:
     // At a member name, after '{' or ','.
-    space();
+    if (q == e || *q != '"')
+      space();
     {
       if (q == e || *q != '"') {
         p = q;
@@ -616,17 +619,22 @@ private:
       std::string_view key;
       if (!scanString(q, key))
         return false;
-      space();
+      if (q == e || *q != ':')
+        space();
       if (q == e || *q != ':') {
         p = q;
         return fail(
             fmt::format("unexpected {}; expected ':' after a member name", describe()));
       }
       ++q;
-      space();
       // The value is the next record; entries of objects inside it go after
       // this one in memberScratch and leave before the object closes.
-      memberScratch.push_back({key, static_cast<uint32_t>(doc.nodes.size())});
+      Frame &frame = stack.back();
+      uint64_t bit = signatureBit(key);
+      frame.collision |= (frame.seen & bit) != 0;
+      frame.seen |= bit;
+      memberScratch.push_back({key.data(), static_cast<uint32_t>(key.size()),
+                               static_cast<uint32_t>(doc.nodes.size())});
       goto value;
     }
 
@@ -647,17 +655,19 @@ private:
         }
         ++q;
         // Duplicate names are ambiguous: reject them rather than pick one.
-        p = q;
-        if (memberScratch.size() - frame.base > 1 && !checkDuplicateKeys(frame.base))
-          return false;
+        if (frame.collision) {
+          p = q;
+          if (!checkDuplicateKeys(frame.base))
+            return false;
+        }
         Document::Node &node = doc.nodes[frame.node];
         node.first = static_cast<uint32_t>(doc.members.size());
         node.count = static_cast<uint32_t>(memberScratch.size() - frame.base);
-        moveTail(memberScratch, frame.base, doc.members);
+        doc.members.append(memberScratch.data() + frame.base, node.count);
+        memberScratch.resize(frame.base);
       } else {
         if (q != e && *q == ',') {
           ++q;
-          space();
           scratch.push_back(static_cast<uint32_t>(doc.nodes.size()));
           goto value;
         }
@@ -670,7 +680,8 @@ private:
         Document::Node &node = doc.nodes[frame.node];
         node.first = static_cast<uint32_t>(doc.children.size());
         node.count = static_cast<uint32_t>(scratch.size() - frame.base);
-        moveTail(scratch, frame.base, doc.children);
+        doc.children.append(scratch.data() + frame.base, node.count);
+        scratch.resize(frame.base);
       }
       stack.pop_back();
     }
@@ -688,42 +699,6 @@ std::unique_ptr<Document> Document::parse(std::string_view text, unsigned maxDep
   return doc;
 }
 
-Value::value_t Value::type() const { return doc->nodes[index].type; }
-
-size_t Value::size() const {
-  const Document::Node &node = doc->nodes[index];
-  return node.type == value_t::array || node.type == value_t::object ? node.count : 0;
-}
-
-Value Value::operator[](size_t i) const {
-  const Document::Node &node = doc->nodes[index];
-  return Value(doc, doc->children[node.first + i]);
-}
-
-std::optional<Value> Value::find(std::string_view key) const {
-  const Document::Node &node = doc->nodes[index];
-  if (node.type != value_t::object)
-    return std::nullopt;
-  // Keys are short and mostly differ in length or first byte: test those,
-  // and compare the rest in place rather than through memcmp.
-  for (uint32_t i = 0; i < node.count; ++i) {
-    const Document::MemberRef &m = doc->members[node.first + i];
-    if (m.key.size() != key.size() || (!key.empty() && m.key[0] != key[0]))
-      continue;
-    size_t j = 1;
-    while (j < key.size() && m.key[j] == key[j])
-      ++j;
-    if (j >= key.size())
-      return Value(doc, m.value);
-  }
-  return std::nullopt;
-}
-
-Member Value::member(size_t i) const {
-  const Document::MemberRef &m = doc->members[doc->nodes[index].first + i];
-  return {m.key, Value(doc, m.value)};
-}
-
 std::vector<Member> Value::items() const {
   std::vector<Member> out;
   const Document::Node &node = doc->nodes[index];
@@ -732,17 +707,9 @@ std::vector<Member> Value::items() const {
   out.reserve(node.count);
   for (uint32_t i = 0; i < node.count; ++i) {
     const Document::MemberRef &m = doc->members[node.first + i];
-    out.push_back({m.key, Value(doc, m.value)});
+    out.push_back({m.name(), Value(doc, m.value)});
   }
   return out;
-}
-
-bool Value::getBool() const { return doc->nodes[index].boolean; }
-int64_t Value::getInt() const { return doc->nodes[index].i; }
-
-uint64_t Value::getUInt() const {
-  const Document::Node &node = doc->nodes[index];
-  return node.type == value_t::number_unsigned ? node.u : static_cast<uint64_t>(node.i);
 }
 
 double Value::getDouble() const {
@@ -756,8 +723,6 @@ double Value::getDouble() const {
     return node.d;
   }
 }
-
-std::string_view Value::str() const { return doc->nodes[index].text(); }
 
 std::string Value::dump() const {
   const Document::Node &node = doc->nodes[index];

@@ -14,7 +14,11 @@
 #ifndef WIRC_SUPPORT_JSON_H
 #define WIRC_SUPPORT_JSON_H
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +34,85 @@ struct Member;
 struct ParseError {
   size_t offset = 0;
   std::string message;
+};
+
+/// True if \p a and \p b hold the same bytes. Names and keys are short:
+/// compared in place with word loads rather than through memcmp.
+inline bool sameText(std::string_view a, std::string_view b) {
+  size_t n = a.size();
+  if (n != b.size())
+    return false;
+  const char *x = a.data();
+  const char *y = b.data();
+  auto load8 = [](const char *at) {
+    uint64_t w;
+    std::memcpy(&w, at, 8);
+    return w;
+  };
+  auto load4 = [](const char *at) {
+    uint32_t w;
+    std::memcpy(&w, at, 4);
+    return w;
+  };
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8)
+      if (load8(x + i) != load8(y + i))
+        return false;
+    return load8(x + n - 8) == load8(y + n - 8);
+  }
+  if (n >= 4)
+    return load4(x) == load4(y) && load4(x + n - 4) == load4(y + n - 4);
+  for (size_t i = 0; i < n; ++i)
+    if (x[i] != y[i])
+      return false;
+  return true;
+}
+
+/// A growable array of trivially copyable records whose append is a bounds
+/// check and a store in line (std::vector's emplace_back is a call here).
+template <typename T> class PodArray {
+public:
+  PodArray() = default;
+  PodArray(const PodArray &) = delete;
+  PodArray &operator=(const PodArray &) = delete;
+  ~PodArray() { std::free(items); }
+
+  size_t size() const { return count; }
+  T &operator[](size_t i) { return items[i]; }
+  const T &operator[](size_t i) const { return items[i]; }
+  T *data() { return items; }
+  const T *data() const { return items; }
+
+  void reserve(size_t n) {
+    if (n > capacity)
+      grow(n);
+  }
+  /// A new record at the end, not initialized.
+  T &append() {
+    if (count == capacity)
+      grow(capacity ? capacity * 2 : 64);
+    return items[count++];
+  }
+  void push_back(const T &value) { append() = value; }
+  void append(const T *from, size_t n) {
+    if (capacity - count < n)
+      grow(std::max(capacity * 2, count + n));
+    std::memcpy(static_cast<void *>(items + count), from, n * sizeof(T));
+    count += n;
+  }
+  void resize(size_t n) { count = n; } ///< shrinking only
+
+private:
+  [[gnu::noinline]] void grow(size_t n) {
+    void *p = std::realloc(items, n * sizeof(T));
+    if (!p)
+      throw std::bad_alloc();
+    items = static_cast<T *>(p);
+    capacity = n;
+  }
+  T *items = nullptr;
+  size_t count = 0;
+  size_t capacity = 0;
 };
 
 /// A read-only handle to one value of a Document. Cheap to copy; valid while
@@ -49,7 +132,7 @@ public:
 
   Value() = default;
 
-  value_t type() const;
+  inline value_t type() const;
   bool is_null() const { return type() == value_t::null; }
   bool is_boolean() const { return type() == value_t::boolean; }
   bool is_number_integer() const {
@@ -63,31 +146,34 @@ public:
   bool is_object() const { return type() == value_t::object; }
 
   /// Elements of an array or members of an object; 0 for other values.
-  size_t size() const;
+  inline size_t size() const;
   /// The \p index-th element of an array.
-  Value operator[](size_t index) const;
+  inline Value operator[](size_t index) const;
   /// The member called \p key of an object, if there is one.
-  std::optional<Value> find(std::string_view key) const;
+  inline std::optional<Value> find(std::string_view key) const;
   bool contains(std::string_view key) const { return find(key).has_value(); }
 
   /// The members of an object, in document order.
   std::vector<Member> items() const;
   /// The \p index-th member of an object (below size()), without building
   /// the vector items() returns.
-  Member member(size_t index) const;
+  inline Member member(size_t index) const;
 
-  bool getBool() const;
-  int64_t getInt() const;    ///< number_integer only
-  uint64_t getUInt() const;  ///< number_integer (non-negative) or number_unsigned
-  double getDouble() const;  ///< any number
-  /// A string's decoded contents.
-  std::string_view str() const;
+  inline bool getBool() const;
+  inline int64_t getInt() const;   ///< number_integer only
+  inline uint64_t getUInt() const; ///< number_integer (non-negative) or number_unsigned
+  double getDouble() const;        ///< any number
+  /// A string's decoded contents; a number's source spelling.
+  inline std::string_view str() const;
 
   /// nlohmann-style accessors for the types the reader uses.
   template <typename T> T get() const;
 
   /// Short JSON text of a scalar, for messages.
   std::string dump() const;
+
+  /// The same value of the same document.
+  bool operator==(const Value &other) const = default;
 
 private:
   friend class Document;
@@ -125,35 +211,72 @@ private:
   friend class Parser;
   /// 24 bytes: a large document has millions of these.
   struct Node {
-    Value::value_t type = Value::value_t::null;
-    bool boolean = false;
+    Value::value_t type;
+    bool boolean;
     /// Arrays and objects: elements or members. Strings and numbers: bytes
     /// of `data`.
-    uint32_t count = 0;
+    uint32_t count;
     union {
       int64_t i;
       uint64_t u;
       double d;
       uint32_t first; ///< first entry in `children` (arrays) or `members` (objects)
     };
-    const char *data = nullptr; ///< strings (decoded), numbers (source spelling)
-    Node() : i(0) {}
+    const char *data; ///< strings (decoded), numbers (source spelling)
     std::string_view text() const { return {data, count}; }
     void setText(std::string_view s) {
       data = s.data();
       count = static_cast<uint32_t>(s.size());
     }
   };
+  /// 16 bytes: the key's bytes and the value's record.
   struct MemberRef {
-    std::string_view key;
+    const char *key;
+    uint32_t keySize;
     uint32_t value;
+    std::string_view name() const { return {key, keySize}; }
   };
-  std::vector<Node> nodes;
-  std::vector<uint32_t> children;
-  std::vector<MemberRef> members;
+  PodArray<Node> nodes;
+  PodArray<uint32_t> children;
+  PodArray<MemberRef> members;
   /// Storage for strings that had escapes, which cannot point into the source.
   std::vector<std::unique_ptr<std::string>> decoded;
 };
+
+inline Value::value_t Value::type() const { return doc->nodes[index].type; }
+
+inline size_t Value::size() const {
+  const Document::Node &node = doc->nodes[index];
+  return node.type == value_t::array || node.type == value_t::object ? node.count : 0;
+}
+
+inline Value Value::operator[](size_t i) const {
+  return Value(doc, doc->children[doc->nodes[index].first + i]);
+}
+
+inline Member Value::member(size_t i) const {
+  const Document::MemberRef &m = doc->members[doc->nodes[index].first + i];
+  return {m.name(), Value(doc, m.value)};
+}
+
+inline std::optional<Value> Value::find(std::string_view key) const {
+  const Document::Node &node = doc->nodes[index];
+  if (node.type != value_t::object)
+    return std::nullopt;
+  const Document::MemberRef *m = doc->members.data() + node.first;
+  for (uint32_t i = 0; i < node.count; ++i)
+    if (sameText(m[i].name(), key))
+      return Value(doc, m[i].value);
+  return std::nullopt;
+}
+
+inline bool Value::getBool() const { return doc->nodes[index].boolean; }
+inline int64_t Value::getInt() const { return doc->nodes[index].i; }
+inline uint64_t Value::getUInt() const {
+  const Document::Node &node = doc->nodes[index];
+  return node.type == value_t::number_unsigned ? node.u : static_cast<uint64_t>(node.i);
+}
+inline std::string_view Value::str() const { return doc->nodes[index].text(); }
 
 } // namespace wirc::json
 
