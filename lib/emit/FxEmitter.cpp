@@ -21,29 +21,23 @@
 #include "wirc/support/Names.h"
 
 #include "PoolOffsets.h"
+#include "PythonText.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 #include <cmath>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace wirc::emit {
 
 namespace {
 
 using namespace wirc::ir;
-
-struct FxNode {
-  std::string name;
-  std::string op; ///< placeholder, get_attr, call_function
-  std::string target;
-  std::string args;
-  std::string kwargs;
-  std::vector<unsigned> refs; ///< nodes this one uses (deduplicated)
-};
 
 /// Module-wide state: kernel side-table indices are shared by all graphs.
 struct SideTables {
@@ -53,7 +47,89 @@ struct SideTables {
   /// Precomputed symbols (ks0 = s0*s1) have no FX node of their own; their
   /// expressions are printed in their place.
   std::map<std::string, sym::Expr, std::less<>> precomputed;
+  /// The printed text of each symbolic expression: launches and layouts
+  /// repeat a few expressions many times.
+  std::unordered_map<sym::Expr, std::string> exprText;
 };
+
+/// The node names taken in one graph, with the next suffix to try for each.
+/// Names are copied into blocks that never move and the table is
+/// open-addressed: a graph has a name per node, so neither a string nor a
+/// hash node is allocated per name.
+class NameTable {
+public:
+  struct Name {
+    std::string_view text;
+    size_t hash;
+    unsigned nextSuffix;
+  };
+
+  /// Adds \p text unless it is taken; returns its index and whether it was
+  /// added.
+  std::pair<unsigned, bool> insert(std::string_view text) {
+    if (4 * (names.size() + 1) > 3 * slots.size())
+      grow();
+    size_t hash = std::hash<std::string_view>{}(text);
+    size_t mask = slots.size() - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      unsigned slot = slots[i];
+      if (slot == 0) {
+        names.push_back({store(text), hash, 0});
+        slots[i] = static_cast<unsigned>(names.size());
+        return {static_cast<unsigned>(names.size() - 1), true};
+      }
+      const Name &name = names[slot - 1];
+      if (name.hash == hash && name.text == text)
+        return {slot - 1, false};
+    }
+  }
+
+  Name &operator[](unsigned index) { return names[index]; }
+
+private:
+  std::vector<unsigned> slots; ///< index + 1 into names, 0 when free
+  std::vector<Name> names;
+  std::vector<std::unique_ptr<char[]>> blocks;
+  char *next = nullptr;
+  size_t left = 0;
+
+  std::string_view store(std::string_view text) {
+    if (text.size() > left) {
+      left = std::max<size_t>(text.size(), 64 * 1024);
+      blocks.emplace_back(new char[left]);
+      next = blocks.back().get();
+    }
+    std::copy(text.begin(), text.end(), next);
+    std::string_view stored(next, text.size());
+    next += text.size();
+    left -= text.size();
+    return stored;
+  }
+
+  void grow() {
+    slots.assign(slots.empty() ? 256 : 2 * slots.size(), 0);
+    size_t mask = slots.size() - 1;
+    for (size_t n = 0; n < names.size(); ++n) {
+      size_t i = names[n].hash & mask;
+      while (slots[i])
+        i = (i + 1) & mask;
+      slots[i] = static_cast<unsigned>(n + 1);
+    }
+  }
+};
+
+constexpr unsigned kNoNode = ~0u;
+
+/// The node of \p id in a node table. Verified IR defines every buffer and
+/// pool before its use, so a miss is a bug.
+unsigned nodeAt(const std::vector<unsigned> &table, unsigned id) {
+  if (id >= table.size() || table[id] == kNoNode)
+    throw InternalError(fmt::format("FX emitter: id {} is used before its node is defined", id));
+  return table[id];
+}
+
+/// Every node's line ends in its arguments, then `, kwargs = {}` for most.
+constexpr std::string_view kNoKwargs = ", kwargs = {}";
 
 class FxGraphPrinter {
 public:
@@ -61,97 +137,146 @@ public:
                  const EmitOptions &options)
       : module(module), function(function), tables(tables), options(options) {}
 
-  std::string print();
+  /// Appends the graph's text to \p out.
+  void print(TextBuffer &out);
 
 private:
+  /// A node's text after `= ` is nodeText[previous node's textEnd, textEnd):
+  /// the user count, which prints before it, is known only at the end.
+  struct FxNode {
+    std::string_view name; ///< in names
+    size_t textEnd;
+  };
+
   const Module &module;
   const Function &function;
   SideTables &tables;
   const EmitOptions &options;
   std::vector<FxNode> nodes;
-  std::unordered_map<BufferId, unsigned> bufferNode;
-  std::unordered_map<PoolId, unsigned> poolNode;
-  std::unordered_set<std::string> usedNames;
-  std::unordered_map<std::string, unsigned> nextSuffix;
-  std::unordered_map<BufferId, unsigned> viewCount;
-  std::vector<unsigned> *currentRefs = nullptr;
-  std::string outputText;
+  /// Per node: how many nodes use it, and the last user that counted it.
+  /// Views are built while another node's arguments are, so they keep
+  /// their own record.
+  std::vector<unsigned> users, countedBy, countedByView;
+  TextBuffer nodeText;
+  /// Per buffer and per pool: its node, or kNoNode.
+  std::vector<unsigned> bufferNode = std::vector<unsigned>(module.buffers.size(), kNoNode);
+  std::vector<unsigned> poolNode = std::vector<unsigned>(module.pools.size(), kNoNode);
+  std::vector<unsigned> viewCount = std::vector<unsigned>(module.buffers.size(), 0);
+  NameTable names;
+  /// The user that references count for: the node being built, or
+  /// kOutputUser between nodes, where only the output line refers to nodes.
+  unsigned user = kOutputUser;
+  unsigned nextUser = kOutputUser + 1;
+  std::vector<unsigned> *counted = &countedBy;
+  TextBuffer outputText;
   std::vector<unsigned> outputRefs;
+  // Reused for every node: the node being built, and a view node built
+  // while a node's arguments are.
+  TextBuffer text, viewText, viewName, scratch, suffixed;
+  /// The index of the launches' name in names, once taken.
+  std::optional<unsigned> launchName;
+
+  static constexpr unsigned kOutputUser = 0;
 
   /// FX's namespace rule: a taken name gets `_1`, `_2`, ... appended. The
   /// next suffix to try is remembered per name, so n launches of one kernel
   /// cost O(n), not O(n^2).
-  std::string uniqueName(const std::string &candidate) {
-    if (usedNames.insert(candidate).second)
-      return candidate;
-    unsigned &next = nextSuffix[candidate];
+  std::string_view uniqueName(std::string_view candidate) {
+    auto [index, added] = names.insert(candidate);
+    if (added)
+      return names[index].text;
+    return suffixedName(index);
+  }
+
+  std::string_view suffixedName(unsigned index) {
+    suffixed.clear();
+    suffixed += names[index].text;
+    suffixed += '_';
+    size_t stem = suffixed.size();
     for (;;) {
-      std::string name = fmt::format("{}_{}", candidate, ++next);
-      if (usedNames.insert(name).second)
-        return name;
+      suffixed.truncate(stem);
+      suffixed.appendInt(++names[index].nextSuffix);
+      if (auto [named, fresh] = names.insert(suffixed.view()); fresh)
+        return names[named].text;
     }
   }
 
-  unsigned addNode(FxNode node) {
-    std::sort(node.refs.begin(), node.refs.end());
-    node.refs.erase(std::unique(node.refs.begin(), node.refs.end()), node.refs.end());
-    nodes.push_back(std::move(node));
+  /// Starts a node's references: each node it uses counts it once.
+  void beginUser() { user = nextUser++; }
+
+  /// Adds a node whose text is what nodeText gained since the last node.
+  unsigned endNode(std::string_view name) {
+    nodes.push_back({name, nodeText.size()});
+    users.push_back(0);
+    countedBy.push_back(kOutputUser);
+    countedByView.push_back(kOutputUser);
     return static_cast<unsigned>(nodes.size() - 1);
   }
 
-  std::string ref(unsigned node) {
-    if (currentRefs)
-      currentRefs->push_back(node);
-    return "%" + nodes[node].name;
+  /// A placeholder or get_attr node.
+  unsigned addAttrNode(std::string_view name, std::string_view op, std::string_view target) {
+    std::string_view unique = uniqueName(name);
+    nodeText += op;
+    nodeText += "[target=";
+    nodeText += target;
+    nodeText += "]\n";
+    return endNode(unique);
+  }
+
+  void appendRef(TextBuffer &s, unsigned node) {
+    if (user == kOutputUser)
+      outputRefs.push_back(node);
+    else if ((*counted)[node] != user) {
+      (*counted)[node] = user;
+      ++users[node];
+    }
+    s += '%';
+    s += nodes[node].name;
   }
 
   PoolOffsets pools{module};
 
-  std::string refBuffer(BufferId b) {
-    auto it = bufferNode.find(b);
-    if (it == bufferNode.end())
+  void appendBuffer(TextBuffer &s, BufferId b) {
+    if (b >= bufferNode.size() || bufferNode[b] == kNoNode)
       throw InternalError(fmt::format("FX: buffer %{} has no node", module.buffer(b).name));
-    return ref(it->second);
+    appendRef(s, bufferNode[b]);
   }
 
-  std::string expr(const sym::Expr &e) const {
-    if (tables.precomputed.empty())
-      return sym::printFx(e);
-    return sym::printFx(sym::substitute(e, tables.precomputed));
+  void appendExpr(TextBuffer &s, const sym::Expr &e) {
+    if (auto c = e.constant()) {
+      s.appendInt(*c);
+      return;
+    }
+    auto it = tables.exprText.find(e);
+    if (it == tables.exprText.end())
+      it = tables.exprText
+               .emplace(e, tables.precomputed.empty()
+                               ? sym::printFx(e)
+                               : sym::printFx(sym::substitute(e, tables.precomputed)))
+               .first;
+    s += it->second;
   }
 
-  static std::string tupleOf(const std::vector<std::string> &items) {
-    if (items.size() == 1)
-      return "(" + items[0] + ",)";
-    std::string s = "(";
-    for (size_t i = 0; i < items.size(); ++i)
-      s += (i ? ", " : "") + items[i];
-    return s + ")";
+  /// The tuple `(a, b)` / `(a,)` or the list `[a, b]` of \p list.
+  void appendExprs(TextBuffer &s, const std::vector<sym::Expr> &list, bool asList) {
+    s += asList ? '[' : '(';
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (i)
+        s += ", ";
+      appendExpr(s, list[i]);
+    }
+    s += asList ? "]" : list.size() == 1 ? ",)" : ")";
   }
 
-  static std::string listOf(const std::vector<std::string> &items) {
-    std::string s = "[";
-    for (size_t i = 0; i < items.size(); ++i)
-      s += (i ? ", " : "") + items[i];
-    return s + "]";
-  }
-
-  std::vector<std::string> exprs(const std::vector<sym::Expr> &list) const {
-    std::vector<std::string> out;
-    for (const sym::Expr &e : list)
-      out.push_back(expr(e));
-    return out;
-  }
-
-  /// (size, stride) as FX prints them for Inductor: tuples, or lists when a
+  /// `size, stride` as FX prints them for Inductor: tuples, or lists when a
   /// stride is symbolic.
-  std::pair<std::string, std::string> sizeStride(const std::vector<sym::Expr> &size,
-                                                 const std::vector<sym::Expr> &stride) const {
+  void appendSizeStride(TextBuffer &s, const std::vector<sym::Expr> &size,
+                        const std::vector<sym::Expr> &stride) {
     bool symbolicStride = std::any_of(stride.begin(), stride.end(),
                                       [](const sym::Expr &e) { return !e.isConstant(); });
-    if (symbolicStride)
-      return {listOf(exprs(size)), listOf(exprs(stride))};
-    return {tupleOf(exprs(size)), tupleOf(exprs(stride))};
+    appendExprs(s, size, symbolicStride);
+    s += ", ";
+    appendExprs(s, stride, symbolicStride);
   }
 
   static std::string floatRepr(double v) {
@@ -165,37 +290,53 @@ private:
     return s;
   }
 
-  std::string value(const Value &v) {
+  void appendValue(TextBuffer &s, const Value &v) {
     switch (v.kind) {
     case Value::Kind::None:
-      return "None";
+      s += "None";
+      return;
     case Value::Kind::Bool:
-      return v.boolValue ? "True" : "False";
+      s += v.boolValue ? "True" : "False";
+      return;
     case Value::Kind::Int:
-      return std::to_string(v.intValue);
+      s.appendInt(v.intValue);
+      return;
     case Value::Kind::Float:
-      return floatRepr(v.floatValue);
+      s += floatRepr(v.floatValue);
+      return;
     case Value::Kind::String:
-      return pythonStringLiteral(v.text);
+      s += pythonStringLiteral(v.text);
+      return;
     case Value::Kind::Buffer:
-      return refBuffer(v.buffer);
+      appendBuffer(s, v.buffer);
+      return;
     case Value::Kind::View:
-      return ref(viewNode(v));
+      appendRef(s, viewNode(v));
+      return;
     case Value::Kind::Expr:
-      return expr(v.expr);
+      appendExpr(s, v.expr);
+      return;
     case Value::Kind::DType:
-      return fmt::format("torch.{}", graph::dtypeName(v.dtype));
+      s += "torch.";
+      s += graph::dtypeName(v.dtype);
+      return;
     case Value::Kind::Device:
-      return graph::deviceName(v.device);
+      s += graph::deviceName(v.device);
+      return;
     case Value::Kind::List:
     case Value::Kind::Tuple: {
-      std::vector<std::string> items;
-      for (const Value &item : v.items)
-        items.push_back(value(item));
-      return v.kind == Value::Kind::List ? listOf(items) : tupleOf(items);
+      bool list = v.kind == Value::Kind::List;
+      s += list ? '[' : '(';
+      for (size_t i = 0; i < v.items.size(); ++i) {
+        if (i)
+          s += ", ";
+        appendValue(s, v.items[i]);
+      }
+      s += list ? "]" : v.items.size() == 1 ? ",)" : ")";
+      return;
     }
     }
-    return "None";
+    s += "None";
   }
 
   /// An anonymous reinterpret view becomes a torch.as_strided node named
@@ -203,36 +344,46 @@ private:
   unsigned viewNode(const Value &v) {
     const std::string &base = module.buffer(v.buffer).name;
     unsigned k = viewCount[v.buffer]++;
-    FxNode node;
-    node.name = uniqueName(fmt::format("{}_view_{}_{}", base, base, k));
-    node.op = "call_function";
-    node.target = "torch.as_strided";
-    auto [size, stride] = sizeStride(v.size, v.stride);
-    std::vector<unsigned> *saved = currentRefs;
-    currentRefs = &node.refs;
-    node.args = fmt::format("({}, {}, {}, {})", refBuffer(v.buffer), size, stride,
-                            expr(pools.storageOffset(v.buffer, v.expr)));
-    currentRefs = saved;
-    node.kwargs = "{}";
-    return addNode(std::move(node));
+    TextBuffer &candidate = viewName;
+    candidate.clear();
+    candidate += base;
+    candidate += "_view_";
+    candidate += base;
+    candidate += '_';
+    candidate.appendInt(k);
+    std::string_view name = uniqueName(candidate.view());
+    unsigned savedUser = user;
+    user = nextUser++;
+    counted = &countedByView;
+    viewText.clear();
+    viewText += "call_function[target=torch.as_strided](args = (";
+    appendBuffer(viewText, v.buffer);
+    viewText += ", ";
+    appendSizeStride(viewText, v.size, v.stride);
+    viewText += ", ";
+    appendExpr(viewText, pools.storageOffset(v.buffer, v.expr));
+    viewText += "), kwargs = {})\n";
+    user = savedUser;
+    counted = &countedBy;
+    nodeText += viewText;
+    return endNode(name);
   }
 
-  /// Builds a call_function node; \p build fills args and kwargs while refs
-  /// are recorded.
+  /// Builds a call_function node; \p build appends `ARGS, kwargs = KWARGS`
+  /// while refs are recorded.
   template <typename Fn>
-  unsigned callNode(const std::string &name, std::string target, Fn &&build) {
-    FxNode node;
-    node.name = uniqueName(name);
-    node.op = "call_function";
-    node.target = std::move(target);
-    std::vector<unsigned> refs;
-    currentRefs = &refs;
-    auto [args, kwargs] = build();
-    currentRefs = nullptr;
-    node.args = std::move(args);
-    node.kwargs = std::move(kwargs);
-    node.refs = std::move(refs);
-    return addNode(std::move(node));
+  unsigned callNode(std::string_view candidate, std::string_view target, Fn &&build) {
+    std::string_view name = uniqueName(candidate);
+    text.clear();
+    text += "call_function[target=";
+    text += target;
+    text += "](args = ";
+    beginUser();
+    build(text);
+    user = kOutputUser;
+    text += ")\n";
+    nodeText += text;
+    return endNode(name);
   }
 
   static std::string opTarget(const std::string &op) {
@@ -243,61 +394,90 @@ private:
     return op;
   }
 
-  static std::string opShortName(const std::string &op) {
+  static std::string_view opShortName(std::string_view op) {
     // extern_kernels.NAME, aten.NAME[.OVERLOAD], torch.ops.NS.NAME[.OVERLOAD]
-    std::vector<std::string_view> parts;
-    std::string_view rest = op;
-    while (true) {
-      size_t dot = rest.find('.');
-      parts.push_back(rest.substr(0, dot));
+    size_t nameIndex = op.substr(0, op.find('.')) == "torch" ? 3 : 1;
+    std::string_view part = op;
+    for (size_t i = 0; i < nameIndex; ++i) {
+      size_t dot = part.find('.');
       if (dot == std::string_view::npos)
         break;
-      rest = rest.substr(dot + 1);
+      part = part.substr(dot + 1);
     }
-    size_t nameIndex = parts[0] == "torch" ? 3 : 1;
-    return std::string(parts[std::min(nameIndex, parts.size() - 1)]);
+    return part.substr(0, part.find('.'));
   }
 
-  std::string kwargsOf(const std::vector<std::pair<std::string, Value>> &kwargs,
-                       const std::string &extra = {}) {
-    std::string s = "{";
+  /// `(a, b)` of the values.
+  void appendArgs(TextBuffer &s, const std::vector<Value> &args) {
+    s += '(';
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (i)
+        s += ", ";
+      appendValue(s, args[i]);
+    }
+    s += args.size() == 1 ? ",)" : ")";
+  }
+
+  /// `{key: value, ...[, extra]}`.
+  void appendKwargs(TextBuffer &s, const std::vector<std::pair<std::string, Value>> &kwargs,
+                    std::string_view extra = {}) {
+    s += '{';
     bool first = true;
     for (const auto &[key, v] : kwargs) {
-      s += fmt::format("{}{}: {}", first ? "" : ", ", key, value(v));
+      if (!first)
+        s += ", ";
+      s += key;
+      s += ": ";
+      appendValue(s, v);
       first = false;
     }
-    if (!extra.empty())
-      s += (first ? "" : ", ") + extra;
-    return s + "}";
+    if (!extra.empty()) {
+      if (!first)
+        s += ", ";
+      s += extra;
+    }
+    s += '}';
   }
 
-  std::string argsOf(const std::vector<Value> &args) {
-    std::vector<std::string> items;
-    for (const Value &v : args)
-      items.push_back(value(v));
-    return tupleOf(items);
-  }
-
-  std::string gridText(const Grid &grid, const KernelCallLine &call) {
+  void appendGrid(TextBuffer &s, const Grid &grid, const KernelCallLine &call) {
     bool isStatic = std::all_of(grid.begin(), grid.end(),
                                 [](const sym::Expr &e) { return e.isConstant(); });
-    if (!isStatic)
-      return listOf({expr(grid[0]), expr(grid[1]), expr(grid[2])});
+    if (!isStatic) {
+      s += '[';
+      appendExpr(s, grid[0]);
+      s += ", ";
+      appendExpr(s, grid[1]);
+      s += ", ";
+      appendExpr(s, grid[2]);
+      s += ']';
+      return;
+    }
     if (options.fxLegacyGrid) {
-      std::vector<std::string> numels;
+      size_t start = s.size();
+      size_t count = 0;
+      s += '(';
       for (const auto &[name, value] : call.numels)
-        if (name == "xnumel" || name == "ynumel" || name == "znumel")
-          numels.push_back(expr(value));
-      if (!numels.empty())
-        return tupleOf(numels);
+        if (name == "xnumel" || name == "ynumel" || name == "znumel") {
+          if (count++)
+            s += ", ";
+          appendExpr(s, value);
+        }
+      if (count) {
+        s += count == 1 ? ",)" : ")";
+        return;
+      }
+      s.truncate(start);
     }
     size_t n = 3;
     while (n > 1 && grid[n - 1] == sym::Expr(1))
       --n;
-    std::vector<std::string> dims;
-    for (size_t i = 0; i < n; ++i)
-      dims.push_back(expr(grid[i]));
-    return tupleOf(dims);
+    s += '(';
+    for (size_t i = 0; i < n; ++i) {
+      if (i)
+        s += ", ";
+      appendExpr(s, grid[i]);
+    }
+    s += n == 1 ? ",)" : ")";
   }
 
   void line(const Line &l);
@@ -319,47 +499,56 @@ void FxGraphPrinter::kernelCall(const KernelCallLine &call) {
   const graph::KernelConfig &config = kernel.configs.at(call.config);
   if (call.grids.size() <= call.config)
     throw InternalError("FX: kernel call without folded grids");
-  // Views used as arguments become nodes before the launch.
-  // `key: value, ...`, built in place.
-  std::string inner;
+  // The kwargs first: views used as arguments become nodes before the
+  // launch, and take their names first.
+  TextBuffer &inner = scratch;
+  inner.clear();
   auto separate = [&] {
     if (!inner.empty())
       inner += ", ";
   };
-  std::vector<unsigned> refs;
+  beginUser();
   for (const CallArg &arg : call.args) {
     if (arg.role == graph::ArgRole::Removed)
       continue;
-    currentRefs = &refs;
-    std::string v = value(arg.value);
-    currentRefs = nullptr;
     separate();
     inner += arg.param;
     inner += ": ";
-    inner += v;
+    appendValue(inner, arg.value);
   }
+  user = kOutputUser;
   for (const auto &[numel, e] : call.numels) {
     separate();
     inner += numel;
     inner += ": ";
-    inner += expr(e);
+    appendExpr(inner, e);
   }
   for (const auto &[key, v] : config.kwargs) {
     separate();
     inner += key;
     inner += ": ";
-    inner += std::to_string(v);
+    inner.appendInt(v);
   }
-  FxNode node;
-  node.name = uniqueName("triton_kernel_wrapper_mutation");
-  node.op = "call_function";
-  node.target = "torch.ops.higher_order.triton_kernel_wrapper_mutation";
-  node.args = "()";
-  node.kwargs = fmt::format("{{kernel_idx: {}, constant_args_idx: {}, grid: [{}], "
-                            "tma_descriptor_metadata: {{}}, kwargs: {{{}}}}}",
-                            kernelIdx, constantArgsIdx, gridText(call.grids[call.config], call), inner);
-  node.refs = std::move(refs);
-  addNode(std::move(node));
+  std::string_view name;
+  if (launchName) {
+    name = suffixedName(*launchName);
+  } else {
+    auto [index, added] = names.insert("triton_kernel_wrapper_mutation");
+    launchName = index;
+    name = added ? names[index].text : suffixedName(index);
+  }
+  // The views are nodes by now: the launch's text goes in place.
+  nodeText += "call_function[target=torch.ops.higher_order.triton_kernel_wrapper_mutation]"
+              "(args = (), kwargs = {kernel_idx: ";
+  nodeText.appendInt(kernelIdx);
+  nodeText += ", constant_args_idx: ";
+  nodeText.appendInt(constantArgsIdx);
+  nodeText += ", grid: [";
+  appendGrid(nodeText, call.grids[call.config], call);
+  nodeText += "], tma_descriptor_metadata: {}, kwargs: {";
+  nodeText += inner;
+  nodeText += "}})\n";
+  endNode(name);
 }
 
 void FxGraphPrinter::line(const Line &l) {
@@ -367,35 +556,45 @@ void FxGraphPrinter::line(const Line &l) {
       Overloaded{
           [&](const AllocateLine &a) {
             const BufferInfo &info = module.buffer(a.buffer);
-            unsigned n = callNode(info.name, "torch.empty_strided", [&] {
-              auto [size, stride] = sizeStride(info.layout.size, info.layout.stride);
-              return std::pair{fmt::format("({}, {})", size, stride),
-                               fmt::format("{{dtype: torch.{}, device: {}}}",
-                                           graph::dtypeName(info.layout.dtype),
-                                           graph::deviceName(info.layout.device))};
+            unsigned n = callNode(info.name, "torch.empty_strided", [&](TextBuffer &s) {
+              s += '(';
+              appendSizeStride(s, info.layout.size, info.layout.stride);
+              s += "), kwargs = {dtype: torch.";
+              s += graph::dtypeName(info.layout.dtype);
+              s += ", device: ";
+              s += graph::deviceName(info.layout.device);
+              s += '}';
             });
             bufferNode[a.buffer] = n;
           },
           [&](const FreeLine &f) {
             if (module.buffer(f.buffer).kind != BufferKind::Intermediate)
               return; // inputs and views: the reference just goes away
-            callNode("delete", "torch._inductor.codegen.wrapper_fxir.delete", [&] {
-              return std::pair{tupleOf({refBuffer(f.buffer)}), std::string("{}")};
-            });
+            callNode("delete", "torch._inductor.codegen.wrapper_fxir.delete",
+                     [&](TextBuffer &s) {
+                       s += '(';
+                       appendBuffer(s, f.buffer);
+                       s += ",)";
+                       s += kNoKwargs;
+                     });
           },
           [&](const ReuseLine &r) {
             const BufferInfo &old = module.buffer(r.old);
             const BufferInfo &reused = module.buffer(r.reusedAs);
             pools.reused(r.old, r.reusedAs);
             if (ir::sameView(old.layout, reused.layout)) {
-              bufferNode[r.reusedAs] = bufferNode.at(r.old);
+              bufferNode[r.reusedAs] = nodeAt(bufferNode, r.old);
               return;
             }
-            unsigned n = callNode(reused.name, "torch.as_strided", [&] {
-              auto [size, stride] = sizeStride(reused.layout.size, reused.layout.stride);
-              return std::pair{fmt::format("({}, {}, {}, {})", refBuffer(r.old), size, stride,
-                                           expr(pools.storageOffset(r.old, reused.layout.offset))),
-                               std::string("{}")};
+            unsigned n = callNode(reused.name, "torch.as_strided", [&](TextBuffer &s) {
+              s += '(';
+              appendBuffer(s, r.old);
+              s += ", ";
+              appendSizeStride(s, reused.layout.size, reused.layout.stride);
+              s += ", ";
+              appendExpr(s, pools.storageOffset(r.old, reused.layout.offset));
+              s += ')';
+              s += kNoKwargs;
             });
             bufferNode[r.reusedAs] = n;
           },
@@ -403,190 +602,236 @@ void FxGraphPrinter::line(const Line &l) {
           [&](const KernelDefinitionLine &) {},
           [&](const KernelCallLine &call) { kernelCall(call); },
           [&](const ExternKernelOutLine &e) {
-            callNode(opShortName(e.op), opTarget(e.op), [&] {
-              std::string args = argsOf(e.args);
-              std::string out = "out: " + value(e.out);
-              return std::pair{args, kwargsOf(e.kwargs, out)};
+            callNode(opShortName(e.op), opTarget(e.op), [&](TextBuffer &s) {
+              appendArgs(s, e.args);
+              // `out` is evaluated before the keyword arguments: the order
+              // its views take their names in.
+              TextBuffer out;
+              out += "out: ";
+              appendValue(out, e.out);
+              s += ", kwargs = ";
+              appendKwargs(s, e.kwargs, out.view());
             });
           },
           [&](const ExternKernelAllocLine &e) {
-            std::string name = e.result == kNoBuffer ? opShortName(e.op)
-                                                     : module.buffer(e.result).name;
-            unsigned n = callNode(name, opTarget(e.op), [&] {
-              std::string args = argsOf(e.args);
-              return std::pair{args, kwargsOf(e.kwargs)};
+            std::string_view name = e.result == kNoBuffer
+                                        ? opShortName(e.op)
+                                        : std::string_view(module.buffer(e.result).name);
+            unsigned n = callNode(name, opTarget(e.op), [&](TextBuffer &s) {
+              appendArgs(s, e.args);
+              s += ", kwargs = ";
+              appendKwargs(s, e.kwargs);
             });
             if (e.result != kNoBuffer)
               bufferNode[e.result] = n;
           },
           [&](const MultiOutputLine &m) {
-            unsigned source = bufferNode.at(m.source);
+            unsigned source = nodeAt(bufferNode, m.source);
             for (size_t i = 0; i < m.indices.size(); ++i) {
               const auto &[container, key] = m.indices[i];
               bool last = i + 1 == m.indices.size();
               std::string index = container == "dict" ? pythonStringLiteral(key) : key;
-              source = callNode(last ? module.buffer(m.result).name : std::string("getitem"),
-                                "operator.getitem", [&] {
-                                  return std::pair{fmt::format("({}, {})", ref(source), index),
-                                                   std::string("{}")};
+              source = callNode(last ? std::string_view(module.buffer(m.result).name)
+                                     : std::string_view("getitem"),
+                                "operator.getitem", [&](TextBuffer &s) {
+                                  s += '(';
+                                  appendRef(s, source);
+                                  s += ", ";
+                                  s += index;
+                                  s += ')';
+                                  s += kNoKwargs;
                                 });
             }
             bufferNode[m.result] = source;
           },
           [&](const ReinterpretViewLine &r) {
             const BufferInfo &view = module.buffer(r.view);
-            unsigned n = callNode(view.name, "torch.as_strided", [&] {
-              auto [size, stride] = sizeStride(view.layout.size, view.layout.stride);
-              return std::pair{fmt::format("({}, {}, {}, {})", refBuffer(r.base), size, stride,
-                                           expr(pools.storageOffset(r.base, view.layout.offset))),
-                               std::string("{}")};
+            unsigned n = callNode(view.name, "torch.as_strided", [&](TextBuffer &s) {
+              s += '(';
+              appendBuffer(s, r.base);
+              s += ", ";
+              appendSizeStride(s, view.layout.size, view.layout.stride);
+              s += ", ";
+              appendExpr(s, pools.storageOffset(r.base, view.layout.offset));
+              s += ')';
+              s += kNoKwargs;
             });
             bufferNode[r.view] = n;
           },
           [&](const AssertSizeStrideLine &a) {
-            callNode("_assert_tensor_metadata",
-                     "torch.ops.aten._assert_tensor_metadata.default", [&] {
-                       auto [size, stride] = sizeStride(a.size, a.stride);
-                       return std::pair{tupleOf({refBuffer(a.buffer)}),
-                                        fmt::format("{{size: {}, stride: {}}}", size, stride)};
+            callNode("_assert_tensor_metadata", "torch.ops.aten._assert_tensor_metadata.default",
+                     [&](TextBuffer &s) {
+                       s += '(';
+                       appendBuffer(s, a.buffer);
+                       s += ",), kwargs = {size: ";
+                       bool symbolicStride =
+                           std::any_of(a.stride.begin(), a.stride.end(),
+                                       [](const sym::Expr &e) { return !e.isConstant(); });
+                       appendExprs(s, a.size, symbolicStride);
+                       s += ", stride: ";
+                       appendExprs(s, a.stride, symbolicStride);
+                       s += '}';
                      });
           },
           [&](const SymbolBindingLine &b) {
             using Source = SymbolBindingLine::Source;
             if (b.source != Source::Size && b.source != Source::Stride)
               return; // symbol inputs are placeholders; expressions print inline
-            unsigned n = callNode(
-                b.symbol,
-                b.source == Source::Size ? "torch.ops.aten.sym_size.int"
-                                         : "torch.ops.aten.sym_stride.int",
-                [&] {
-                  return std::pair{fmt::format("({}, {})", refBuffer(b.tensor), b.dim),
-                                   std::string("{}")};
-                });
-            (void)n;
+            callNode(b.symbol,
+                     b.source == Source::Size ? "torch.ops.aten.sym_size.int"
+                                              : "torch.ops.aten.sym_stride.int",
+                     [&](TextBuffer &s) {
+                       s += '(';
+                       appendBuffer(s, b.tensor);
+                       s += ", ";
+                       s.appendInt(b.dim);
+                       s += ')';
+                       s += kNoKwargs;
+                     });
           },
           [&](const DeviceGuardEnterLine &) {},
           [&](const DeviceGuardExitLine &) {},
           [&](const SubgraphEnterLine &) {},
           [&](const SubgraphExitLine &) {},
           [&](const CondLine &c) {
-            FxNode trueAttr{uniqueName(module.functions[c.trueFunction].name), "get_attr",
-                            module.functions[c.trueFunction].name, "", "", {}};
-            unsigned t = addNode(std::move(trueAttr));
-            FxNode falseAttr{uniqueName(module.functions[c.falseFunction].name), "get_attr",
-                             module.functions[c.falseFunction].name, "", "", {}};
-            unsigned f = addNode(std::move(falseAttr));
-            std::string condName =
-                c.tupleResult != kNoBuffer ? module.buffer(c.tupleResult).name : "cond";
-            unsigned cond = callNode(condName, "torch.ops.higher_order.cond", [&] {
-              std::vector<std::string> operands;
-              for (const Value &v : c.operands)
-                operands.push_back(value(v));
-              return std::pair{fmt::format("({}, {}, {}, {})", value(c.predicate), ref(t), ref(f),
-                                           tupleOf(operands)),
-                               std::string("{}")};
+            const std::string &trueName = module.functions[c.trueFunction].name;
+            unsigned t = addAttrNode(trueName, "get_attr", trueName);
+            const std::string &falseName = module.functions[c.falseFunction].name;
+            unsigned f = addAttrNode(falseName, "get_attr", falseName);
+            std::string_view condName = c.tupleResult != kNoBuffer
+                                            ? std::string_view(module.buffer(c.tupleResult).name)
+                                            : std::string_view("cond");
+            unsigned cond = callNode(condName, "torch.ops.higher_order.cond", [&](TextBuffer &s) {
+              // The operands' views take their names before the predicate's.
+              TextBuffer operands;
+              operands += '(';
+              for (size_t i = 0; i < c.operands.size(); ++i) {
+                if (i)
+                  operands += ", ";
+                appendValue(operands, c.operands[i]);
+              }
+              operands += c.operands.size() == 1 ? ",)" : ")";
+              s += '(';
+              appendValue(s, c.predicate);
+              s += ", ";
+              appendRef(s, t);
+              s += ", ";
+              appendRef(s, f);
+              s += ", ";
+              s += operands;
+              s += ')';
+              s += kNoKwargs;
             });
             if (c.tupleResult != kNoBuffer)
               bufferNode[c.tupleResult] = cond;
             for (size_t i = 0; i < c.results.size(); ++i) {
-              unsigned n = callNode(module.buffer(c.results[i]).name, "operator.getitem", [&] {
-                return std::pair{fmt::format("({}, {})", ref(cond), i), std::string("{}")};
-              });
+              unsigned n = callNode(module.buffer(c.results[i]).name, "operator.getitem",
+                                    [&](TextBuffer &s) {
+                                      s += '(';
+                                      appendRef(s, cond);
+                                      s += ", ";
+                                      s.appendInt(static_cast<int64_t>(i));
+                                      s += ')';
+                                      s += kNoKwargs;
+                                    });
               bufferNode[c.results[i]] = n;
             }
           },
           [&](const OutputLine &o) {
-            std::vector<std::string> items;
-            currentRefs = &outputRefs;
-            for (const Value &v : o.outputs) {
-              std::string text = value(v);
-              if (text.starts_with("%"))
-                text = text.substr(1);
-              items.push_back(text);
+            TextBuffer &s = outputText;
+            s.clear();
+            s += '(';
+            for (size_t i = 0; i < o.outputs.size(); ++i) {
+              if (i)
+                s += ", ";
+              TextBuffer item;
+              appendValue(item, o.outputs[i]);
+              std::string_view text = item.view();
+              s += text.starts_with('%') ? text.substr(1) : text;
             }
-            currentRefs = nullptr;
-            outputText = tupleOf(items);
-            if (items.empty())
-              outputText = "()";
+            s += o.outputs.size() == 1 ? ",)" : ")";
           },
           [&](const PoolAllocateLine &p) {
             const PoolInfo &pool = module.pool(p.pool);
-            unsigned n = callNode(pool.name, "torch.empty_strided", [&] {
-              return std::pair{fmt::format("(({},), (1,))", pool.bytes),
-                               fmt::format("{{dtype: torch.uint8, device: {}}}",
-                                           graph::deviceName(pool.device))};
+            unsigned n = callNode(pool.name, "torch.empty_strided", [&](TextBuffer &s) {
+              s += "((";
+              s.appendInt(pool.bytes);
+              s += ",), (1,)), kwargs = {dtype: torch.uint8, device: ";
+              s += graph::deviceName(pool.device);
+              s += '}';
             });
             poolNode[p.pool] = n;
           },
           [&](const AllocateFromPoolLine &a) {
             const BufferInfo &info = module.buffer(a.buffer);
-            unsigned n = callNode(info.name, "torch.ops.inductor._alloc_from_pool", [&] {
-              auto [size, stride] = sizeStride(info.layout.size, info.layout.stride);
-              return std::pair{fmt::format("({}, {}, torch.{}, {}, {})", ref(poolNode.at(a.pool)),
-                                           a.offset, graph::dtypeName(info.layout.dtype), size,
-                                           stride),
-                               std::string("{}")};
-            });
+            unsigned n =
+                callNode(info.name, "torch.ops.inductor._alloc_from_pool", [&](TextBuffer &s) {
+                  unsigned pool = nodeAt(poolNode, a.pool);
+                  s += '(';
+                  appendRef(s, pool);
+                  s += ", ";
+                  s.appendInt(a.offset);
+                  s += ", torch.";
+                  s += graph::dtypeName(info.layout.dtype);
+                  s += ", ";
+                  appendSizeStride(s, info.layout.size, info.layout.stride);
+                  s += ')';
+                  s += kNoKwargs;
+                });
             bufferNode[a.buffer] = n;
             pools.carved(a.buffer, a.offset);
           },
           [&](const PoolFreeLine &p) {
-            callNode("delete", "torch._inductor.codegen.wrapper_fxir.delete", [&] {
-              return std::pair{tupleOf({ref(poolNode.at(p.pool))}), std::string("{}")};
-            });
+            callNode("delete", "torch._inductor.codegen.wrapper_fxir.delete",
+                     [&](TextBuffer &s) {
+                       s += '(';
+                       appendRef(s, nodeAt(poolNode, p.pool));
+                       s += ",)";
+                       s += kNoKwargs;
+                     });
           },
       },
       l);
 }
 
-std::string FxGraphPrinter::print() {
+void FxGraphPrinter::print(TextBuffer &out) {
   for (BufferId b : function.inputs) {
     const BufferInfo &info = module.buffer(b);
-    bufferNode[b] = addNode({uniqueName(info.name), "placeholder", info.name, "", "", {}});
+    bufferNode[b] = addAttrNode(info.name, "placeholder", info.name);
   }
   for (BufferId b = 0; b < module.buffers.size(); ++b) {
     const BufferInfo &info = module.buffer(b);
     if (info.function == static_cast<unsigned>(&function - module.functions.data()) &&
         info.kind == BufferKind::Constant)
-      bufferNode[b] = addNode({uniqueName(info.name), "get_attr", info.name, "", "", {}});
+      bufferNode[b] = addAttrNode(info.name, "get_attr", info.name);
   }
   for (const Line &l : function.lines)
     line(l);
 
-  std::vector<unsigned> users(nodes.size(), 0);
-  for (const FxNode &node : nodes)
-    for (unsigned r : node.refs)
-      ++users[r];
   std::sort(outputRefs.begin(), outputRefs.end());
   outputRefs.erase(std::unique(outputRefs.begin(), outputRefs.end()), outputRefs.end());
   for (unsigned r : outputRefs)
     ++users[r];
 
-  std::string out = "graph():\n";
+  size_t size = nodeText.size() + outputText.size() + 32;
+  for (const FxNode &node : nodes)
+    size += node.name.size() + 40;
+  out.reserveMore(size);
+  out += "graph():\n";
+  size_t begin = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const FxNode &node = nodes[i];
     out += "    %";
     out += node.name;
     out += " : [num_users=";
-    out += std::to_string(users[i]);
+    out.appendInt(users[i]);
     out += "] = ";
-    if (node.op == "call_function") {
-      out += "call_function[target=";
-      out += node.target;
-      out += "](args = ";
-      out += node.args;
-      out += ", kwargs = ";
-      out += node.kwargs;
-      out += ")\n";
-    } else {
-      out += node.op;
-      out += "[target=";
-      out += node.target;
-      out += "]\n";
-    }
+    out += nodeText.view().substr(begin, node.textEnd - begin);
+    begin = node.textEnd;
   }
-  out += fmt::format("    return {}\n", outputText);
-  return out;
+  out += "    return ";
+  out += outputText;
+  out += '\n';
 }
 
 } // namespace
@@ -596,11 +841,15 @@ std::string emitFx(const Module &module, const EmitOptions &options) {
   for (const graph::Symbol &symbol : module.symbols)
     if (symbol.expr)
       tables.precomputed.emplace(symbol.name, sym::substitute(*symbol.expr, tables.precomputed));
-  std::string out = FxGraphPrinter(module, module.main(), tables, options).print();
-  for (size_t f = 1; f < module.functions.size(); ++f)
-    out += fmt::format("\n# subgraph {}\n{}", module.functions[f].name,
-                       FxGraphPrinter(module, module.functions[f], tables, options).print());
-  return out;
+  TextBuffer out;
+  FxGraphPrinter(module, module.main(), tables, options).print(out);
+  for (size_t f = 1; f < module.functions.size(); ++f) {
+    out += "\n# subgraph ";
+    out += module.functions[f].name;
+    out += '\n';
+    FxGraphPrinter(module, module.functions[f], tables, options).print(out);
+  }
+  return std::string(out.view());
 }
 
 } // namespace wirc::emit

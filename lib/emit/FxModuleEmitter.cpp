@@ -20,7 +20,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <iterator>
 #include <map>
 #include <unordered_map>
 
@@ -29,13 +28,6 @@ namespace wirc::emit {
 namespace {
 
 using namespace wirc::ir;
-
-std::string pyList(const std::vector<std::string> &items) {
-  std::string s = "[";
-  for (size_t i = 0; i < items.size(); ++i)
-    s += (i ? ", " : "") + items[i];
-  return s + "]";
-}
 
 std::string pyTuple(const std::vector<std::string> &items) {
   if (items.size() == 1)
@@ -46,55 +38,73 @@ std::string pyTuple(const std::vector<std::string> &items) {
   return s + ")";
 }
 
-/// Writes the body of one graph-building function.
+/// Writes the body of one graph-building function. Values and expressions
+/// may need nodes of their own, whose lines go before the line that uses
+/// them: a line's arguments are built in a scratch string first.
 class GraphBuilder {
 public:
   GraphBuilder(const Module &module, const Function &function,
-               std::unordered_map<KernelId, unsigned> &kernelIndex)
-      : module(module), function(function), kernelIndex(kernelIndex) {}
+               std::unordered_map<KernelId, unsigned> &kernelIndex, TextBuffer &out)
+      : module(module), function(function), kernelIndex(kernelIndex), out(out) {}
 
-  std::string build(const std::string &fnName);
+  /// Appends the function \p fnName that builds the graph.
+  void build(std::string_view fnName);
 
 private:
   const Module &module;
   const Function &function;
   std::unordered_map<KernelId, unsigned> &kernelIndex;
-  std::string out;
-  std::unordered_map<BufferId, std::string> node;      ///< buffer -> Python variable
+  TextBuffer &out;
+  /// Per buffer: the Python variable of its node, empty while it has none.
+  std::vector<std::string> node = std::vector<std::string>(module.buffers.size());
   std::map<std::string, std::string> symbolNode;      ///< symbol -> Python variable
-  std::unordered_map<std::string, std::string> exprMemo;
+  std::unordered_map<sym::Expr, std::string> exprMemo;
   unsigned temps = 0;
+  // Reused for every line: its arguments, a view's arguments built while
+  // they are, and a launch's grid.
+  TextBuffer args, viewArgs, grid;
 
   void line(std::string_view text) {
     out += "    ";
     out += text;
     out += '\n';
   }
-  /// line(fmt::format(...)) without the temporary.
   template <typename... Args> void linef(fmt::format_string<Args...> format, Args &&...args) {
-    out += "    ";
-    fmt::format_to(std::back_inserter(out), format, std::forward<Args>(args)...);
-    out += '\n';
+    line(fmt::format(format, std::forward<Args>(args)...));
   }
 
-  std::string fresh(std::string_view stem) { return fmt::format("_{}{}", stem, temps++); }
+  std::string fresh(std::string_view stem) {
+    std::string name = "_";
+    name += stem;
+    appendInt(name, temps++);
+    return name;
+  }
 
   PoolOffsets pools{module};
 
-  std::string var(BufferId b) const {
-    auto it = node.find(b);
-    if (it == node.end())
+  const std::string &var(BufferId b) const {
+    if (b >= node.size() || node[b].empty())
       throw InternalError(fmt::format("fx-module: buffer %{} has no node", module.buffer(b).name));
-    return it->second;
+    return node[b];
   }
 
-  /// An integer expression as an int literal or an FX node built from
-  /// operator.* calls on the symbols' nodes.
+  void appendExpr(TextBuffer &s, const sym::Expr &e) {
+    if (auto c = e.constant())
+      s.appendInt(*c);
+    else
+      s += exprNode(e);
+  }
+
   std::string expr(const sym::Expr &e) {
     if (auto c = e.constant())
       return std::to_string(*c);
-    std::string key = sym::toString(e);
-    if (auto it = exprMemo.find(key); it != exprMemo.end())
+    return exprNode(e);
+  }
+
+  /// A symbolic expression as an FX node built from operator.* calls on the
+  /// symbols' nodes; each is built once per graph.
+  const std::string &exprNode(const sym::Expr &e) {
+    if (auto it = exprMemo.find(e); it != exprMemo.end())
       return it->second;
     std::string result;
     auto ops = e.operands();
@@ -157,108 +167,246 @@ private:
       break;
     }
     }
-    exprMemo.emplace(key, result);
-    return result;
+    return exprMemo.emplace(e, std::move(result)).first->second;
   }
 
-  std::vector<std::string> exprs(const std::vector<sym::Expr> &list) {
-    std::vector<std::string> items;
-    for (const sym::Expr &e : list)
-      items.push_back(expr(e));
-    return items;
+  /// `[a, b]` of the expressions.
+  void appendList(TextBuffer &s, const std::vector<sym::Expr> &list) {
+    s += '[';
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (i)
+        s += ", ";
+      appendExpr(s, list[i]);
+    }
+    s += ']';
   }
 
-  std::string value(const Value &v) {
+  /// `(a, b)` / `(a,)` of the values, `()` for none.
+  void appendValues(TextBuffer &s, const std::vector<Value> &list) {
+    s += '(';
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (i)
+        s += ", ";
+      appendValue(s, list[i]);
+    }
+    s += list.size() == 1 ? ",)" : ")";
+  }
+
+  static void appendDevice(TextBuffer &s, const graph::Device &d) {
+    if (d.kind == graph::Device::Kind::CPU) {
+      s += "torch.device('cpu')";
+      return;
+    }
+    s += "torch.device('cuda', ";
+    s.appendInt(d.index);
+    s += ')';
+  }
+
+  void appendValue(TextBuffer &s, const Value &v) {
     switch (v.kind) {
     case Value::Kind::None:
-      return "None";
+      s += "None";
+      return;
     case Value::Kind::Bool:
-      return v.boolValue ? "True" : "False";
+      s += v.boolValue ? "True" : "False";
+      return;
     case Value::Kind::Int:
-      return std::to_string(v.intValue);
+      s.appendInt(v.intValue);
+      return;
     case Value::Kind::Float:
-      return pythonFloat(v.floatValue);
+      s += pythonFloat(v.floatValue);
+      return;
     case Value::Kind::String:
-      return pythonStringLiteral(v.text);
+      s += pythonStringLiteral(v.text);
+      return;
     case Value::Kind::Buffer:
-      return var(v.buffer);
+      s += var(v.buffer);
+      return;
     case Value::Kind::View: {
       std::string n = fresh("view");
-      std::string size = pyList(exprs(v.size));
-      std::string stride = pyList(exprs(v.stride));
-      std::string offset = expr(pools.storageOffset(v.buffer, v.expr));
-      linef("{} = g.call_function(torch.as_strided, ({}, {}, {}, {}))", n, var(v.buffer), size,
-            stride, offset);
-      return n;
+      viewArgs.clear();
+      appendList(viewArgs, v.size);
+      viewArgs += ", ";
+      appendList(viewArgs, v.stride);
+      viewArgs += ", ";
+      appendExpr(viewArgs, pools.storageOffset(v.buffer, v.expr));
+      out += "    ";
+      out += n;
+      out += " = g.call_function(torch.as_strided, (";
+      out += var(v.buffer);
+      out += ", ";
+      out += viewArgs;
+      out += "))\n";
+      s += n;
+      return;
     }
     case Value::Kind::Expr:
-      return expr(v.expr);
+      appendExpr(s, v.expr);
+      return;
     case Value::Kind::DType:
-      return fmt::format("torch.{}", graph::dtypeName(v.dtype));
+      s += "torch.";
+      s += graph::dtypeName(v.dtype);
+      return;
     case Value::Kind::Device:
-      return v.device.kind == graph::Device::Kind::CPU
-                 ? std::string("torch.device('cpu')")
-                 : fmt::format("torch.device('cuda', {})", v.device.index);
+      appendDevice(s, v.device);
+      return;
     case Value::Kind::List:
-    case Value::Kind::Tuple: {
-      std::vector<std::string> items;
-      for (const Value &item : v.items)
-        items.push_back(value(item));
-      return v.kind == Value::Kind::List ? pyList(items) : pyTuple(items);
+      s += '[';
+      for (size_t i = 0; i < v.items.size(); ++i) {
+        if (i)
+          s += ", ";
+        appendValue(s, v.items[i]);
+      }
+      s += ']';
+      return;
+    case Value::Kind::Tuple:
+      appendValues(s, v.items);
+      return;
     }
+    s += "None";
+  }
+
+  /// `{'key': value, ...[, extra]}`.
+  void appendKwargs(TextBuffer &s, const std::vector<std::pair<std::string, Value>> &list,
+                    std::string_view extra = {}) {
+    size_t open = s.size();
+    s += '{';
+    for (const auto &[key, v] : list) {
+      if (s.size() > open + 1)
+        s += ", ";
+      s += pythonStringLiteral(key);
+      s += ": ";
+      appendValue(s, v);
     }
-    return "None";
+    if (!extra.empty()) {
+      if (s.size() > open + 1)
+        s += ", ";
+      s += extra;
+    }
+    s += '}';
   }
 
-  std::string args(const std::vector<Value> &list) {
-    std::vector<std::string> items;
-    for (const Value &v : list)
-      items.push_back(value(v));
-    return items.empty() ? "()" : pyTuple(items);
-  }
-
-  std::string kwargs(const std::vector<std::pair<std::string, Value>> &list,
-                     const std::string &extra = {}) {
-    std::string s = "{";
-    for (const auto &[key, v] : list)
-      s += fmt::format("{}{}: {}", s.size() > 1 ? ", " : "", pythonStringLiteral(key), value(v));
-    if (!extra.empty())
-      s += (s.size() > 1 ? ", " : "") + extra;
-    return s + "}";
-  }
-
-  static std::string target(const std::string &op) {
+  static std::string_view target(const std::string &op, std::string &storage) {
     // extern_kernels is Inductor's own namespace of extern kernels; aten ops
     // resolve through torch.ops.
-    if (op.starts_with("aten."))
-      return "torch.ops." + op;
-    return op;
+    if (!op.starts_with("aten."))
+      return op;
+    storage = "torch.ops." + op;
+    return storage;
   }
 
-  std::string device(const graph::Device &d) const {
-    return d.kind == graph::Device::Kind::CPU ? "torch.device('cpu')"
-                                              : fmt::format("torch.device('cuda', {})", d.index);
+  /// `    NAME = g.call_function(torch.as_strided, (BASE, SIZE, STRIDE, OFFSET))`.
+  void asStrided(const std::string &name, BufferId base, const graph::Layout &layout) {
+    args.clear();
+    appendList(args, layout.size);
+    args += ", ";
+    appendList(args, layout.stride);
+    args += ", ";
+    appendExpr(args, pools.storageOffset(base, layout.offset));
+    out += "    ";
+    out += name;
+    out += " = g.call_function(torch.as_strided, (";
+    out += var(base);
+    out += ", ";
+    out += args;
+    out += "))\n";
   }
 
+  void kernelCall(const KernelCallLine &call);
   void emitLine(const Line &l);
 };
+
+void GraphBuilder::kernelCall(const KernelCallLine &call) {
+  const graph::Kernel &kernel = module.kernel(call.kernel);
+  if (kernel.language != graph::KernelLanguage::Triton)
+    throw NotImplementedError(fmt::format(
+        "--emit=fx-module supports Triton kernels only; kernel '{}' is {}", kernel.name,
+        graph::kernelLanguageName(kernel.language)));
+  if (call.grids.size() <= call.config)
+    throw InternalError("fx-module: kernel call without folded grids");
+  const graph::KernelConfig &config = kernel.configs.at(call.config);
+  args.clear();
+  auto separate = [&] {
+    if (!args.empty())
+      args += ", ";
+  };
+  for (const CallArg &arg : call.args) {
+    if (arg.role == graph::ArgRole::Removed)
+      continue;
+    separate();
+    args += '\'';
+    args += arg.param;
+    args += "': ";
+    appendValue(args, arg.value);
+  }
+  for (const auto &[numel, e] : call.numels) {
+    separate();
+    args += '\'';
+    args += numel;
+    args += "': ";
+    appendExpr(args, e);
+  }
+  for (const auto &[key, v] : config.kwargs) {
+    separate();
+    args += '\'';
+    args += key;
+    args += "': ";
+    args.appendInt(v);
+  }
+  const Grid &launch = call.grids[call.config];
+  // The grid's nodes are built from the last dimension to the first.
+  for (size_t i = launch.size(); i-- > 0;)
+    if (!launch[i].isConstant())
+      exprNode(launch[i]);
+  grid.clear();
+  appendExpr(grid, launch[0]);
+  grid += ", ";
+  appendExpr(grid, launch[1]);
+  grid += ", ";
+  appendExpr(grid, launch[2]);
+  unsigned index = kernelIndex.at(call.kernel);
+  // Launch options travel in the constant-args table, so the kernel runs
+  // with its config's warps and stages.
+  out += "    g.call_function(triton_kernel_wrapper_mutation, (), {'kernel_idx': KERNELS[";
+  out.appendInt(index);
+  out += "], 'constant_args_idx': kernel_side_table.add_constant_args({'num_warps': ";
+  out.appendInt(config.numWarps);
+  out += ", 'num_stages': ";
+  out.appendInt(config.numStages);
+  out += "}), 'grid': [(";
+  out += grid;
+  out += ")], 'tma_descriptor_metadata': {}, 'kwargs': {";
+  out += args;
+  out += "}})\n";
+}
 
 void GraphBuilder::emitLine(const Line &l) {
   std::visit(
       Overloaded{
           [&](const AllocateLine &a) {
             const BufferInfo &info = module.buffer(a.buffer);
-            std::string size = pyList(exprs(info.layout.size));
-            std::string stride = pyList(exprs(info.layout.stride));
-            linef("{} = g.call_function(torch.empty_strided, ({}, {}), "
-                  "{{'dtype': torch.{}, 'device': {}}})",
-                  info.name, size, stride, graph::dtypeName(info.layout.dtype),
-                  device(info.layout.device));
+            args.clear();
+            appendList(args, info.layout.size);
+            args += ", ";
+            appendList(args, info.layout.stride);
+            out += "    ";
+            out += info.name;
+            out += " = g.call_function(torch.empty_strided, (";
+            out += args;
+            out += "), {'dtype': torch.";
+            out += graph::dtypeName(info.layout.dtype);
+            out += ", 'device': ";
+            appendDevice(out, info.layout.device);
+            out += "})\n";
             node[a.buffer] = info.name;
           },
           [&](const FreeLine &f) {
-            if (module.buffer(f.buffer).kind == BufferKind::Intermediate)
-              linef("g.call_function(delete, ({},))", var(f.buffer));
+            if (module.buffer(f.buffer).kind != BufferKind::Intermediate)
+              return;
+            const std::string &name = var(f.buffer);
+            out += "    g.call_function(delete, (";
+            out += name;
+            out += ",))\n";
           },
           [&](const ReuseLine &r) {
             const BufferInfo &old = module.buffer(r.old);
@@ -268,91 +416,85 @@ void GraphBuilder::emitLine(const Line &l) {
               node[r.reusedAs] = var(r.old);
               return;
             }
-            std::string size = pyList(exprs(reused.layout.size));
-            std::string stride = pyList(exprs(reused.layout.stride));
-            std::string offset = expr(pools.storageOffset(r.old, reused.layout.offset));
-            linef("{} = g.call_function(torch.as_strided, ({}, {}, {}, {}))", reused.name,
-                  var(r.old), size, stride, offset);
+            asStrided(reused.name, r.old, reused.layout);
             node[r.reusedAs] = reused.name;
           },
           [&](const CommentLine &c) {
-            line("# " + commentText(c.text));
+            out += "    # ";
+            out += commentText(c.text);
+            out += '\n';
           },
           [&](const KernelDefinitionLine &) {},
-          [&](const KernelCallLine &call) {
-            const graph::Kernel &kernel = module.kernel(call.kernel);
-            if (kernel.language != graph::KernelLanguage::Triton)
-              throw NotImplementedError(fmt::format(
-                  "--emit=fx-module supports Triton kernels only; kernel '{}' is {}", kernel.name,
-                  graph::kernelLanguageName(kernel.language)));
-            if (call.grids.size() <= call.config)
-              throw InternalError("fx-module: kernel call without folded grids");
-            const graph::KernelConfig &config = kernel.configs.at(call.config);
-            std::vector<std::string> items;
-            for (const CallArg &arg : call.args)
-              if (arg.role != graph::ArgRole::Removed)
-                items.push_back(fmt::format("'{}': {}", arg.param, value(arg.value)));
-            for (const auto &[numel, e] : call.numels)
-              items.push_back(fmt::format("'{}': {}", numel, expr(e)));
-            for (const auto &[key, v] : config.kwargs)
-              items.push_back(fmt::format("'{}': {}", key, v));
-            std::string kw = "{";
-            for (size_t i = 0; i < items.size(); ++i)
-              kw += (i ? ", " : "") + items[i];
-            kw += "}";
-            const Grid &grid = call.grids[call.config];
-            std::string gridText =
-                fmt::format("[({}, {}, {})]", expr(grid[0]), expr(grid[1]), expr(grid[2]));
-            // Launch options travel in the constant-args table, so the kernel
-            // runs with its config's warps and stages.
-            linef("g.call_function(triton_kernel_wrapper_mutation, (), {{"
-                  "'kernel_idx': KERNELS[{}], 'constant_args_idx': "
-                  "kernel_side_table.add_constant_args({{'num_warps': {}, "
-                  "'num_stages': {}}}), 'grid': {}, 'tma_descriptor_metadata': {{}}, "
-                  "'kwargs': {}}})",
-                  kernelIndex.at(call.kernel), config.numWarps, config.numStages, gridText, kw);
-          },
+          [&](const KernelCallLine &call) { kernelCall(call); },
           [&](const ExternKernelOutLine &e) {
-            std::string a = args(e.args);
-            std::string k = kwargs(e.kwargs, "'out': " + value(e.out));
-            linef("g.call_function({}, {}, {})", target(e.op), a, k);
+            args.clear();
+            appendValues(args, e.args);
+            // `out` is evaluated before the keyword arguments: the order in
+            // which their views get nodes.
+            TextBuffer outArg;
+            outArg += "'out': ";
+            appendValue(outArg, e.out);
+            args += ", ";
+            appendKwargs(args, e.kwargs, outArg.view());
+            std::string storage;
+            out += "    g.call_function(";
+            out += target(e.op, storage);
+            out += ", ";
+            out += args;
+            out += ")\n";
           },
           [&](const ExternKernelAllocLine &e) {
-            std::string a = args(e.args);
-            std::string k = kwargs(e.kwargs);
-            std::string call = fmt::format("g.call_function({}, {}, {})", target(e.op), a, k);
-            if (e.result == kNoBuffer) {
-              line(call);
-              return;
+            args.clear();
+            appendValues(args, e.args);
+            args += ", ";
+            appendKwargs(args, e.kwargs);
+            std::string storage;
+            out += "    ";
+            if (e.result != kNoBuffer) {
+              out += module.buffer(e.result).name;
+              out += " = ";
             }
-            linef("{} = {}", module.buffer(e.result).name, call);
-            node[e.result] = module.buffer(e.result).name;
+            out += "g.call_function(";
+            out += target(e.op, storage);
+            out += ", ";
+            out += args;
+            out += ")\n";
+            if (e.result != kNoBuffer)
+              node[e.result] = module.buffer(e.result).name;
           },
           [&](const MultiOutputLine &m) {
             std::string source = var(m.source);
             for (const auto &[container, key] : m.indices) {
-              std::string index = container == "dict" ? pythonStringLiteral(key) : key;
               std::string n = fresh("item");
-              linef("{} = g.call_function(operator.getitem, ({}, {}))", n, source, index);
-              source = n;
+              out += "    ";
+              out += n;
+              out += " = g.call_function(operator.getitem, (";
+              out += source;
+              out += ", ";
+              if (container == "dict")
+                out += pythonStringLiteral(key);
+              else
+                out += key;
+              out += "))\n";
+              source = std::move(n);
             }
             node[m.result] = source;
           },
           [&](const ReinterpretViewLine &r) {
             const BufferInfo &view = module.buffer(r.view);
-            std::string size = pyList(exprs(view.layout.size));
-            std::string stride = pyList(exprs(view.layout.stride));
-            std::string offset = expr(pools.storageOffset(r.base, view.layout.offset));
-            linef("{} = g.call_function(torch.as_strided, ({}, {}, {}, {}))", view.name,
-                  var(r.base), size, stride, offset);
+            asStrided(view.name, r.base, view.layout);
             node[r.view] = view.name;
           },
           [&](const AssertSizeStrideLine &a) {
-            std::string size = pyList(exprs(a.size));
-            std::string stride = pyList(exprs(a.stride));
-            linef("g.call_function(torch.ops.aten._assert_tensor_metadata.default, "
-                  "({},), {{'size': {}, 'stride': {}}})",
-                  var(a.buffer), size, stride);
+            args.clear();
+            appendList(args, a.size);
+            args += ", 'stride': ";
+            appendList(args, a.stride);
+            out += "    g.call_function(torch.ops.aten._assert_tensor_metadata.default, (";
+            out += var(a.buffer);
+            out += ",), {'size': ";
+            out += args;
+            out += "})\n";
           },
           [&](const SymbolBindingLine &b) {
             using Source = SymbolBindingLine::Source;
@@ -383,12 +525,13 @@ void GraphBuilder::emitLine(const Line &l) {
             std::string t = fresh("branch"), f = fresh("branch");
             linef("{} = g.get_attr('{}')", t, module.functions[c.trueFunction].name);
             linef("{} = g.get_attr('{}')", f, module.functions[c.falseFunction].name);
-            std::vector<std::string> operands;
-            for (const Value &v : c.operands)
-              operands.push_back(value(v));
+            TextBuffer operands;
+            appendValues(operands, c.operands);
             std::string n = fresh("cond");
+            TextBuffer predicate;
+            appendValue(predicate, c.predicate);
             linef("{} = g.call_function(torch.ops.higher_order.cond, ({}, {}, {}, {}))", n,
-                  value(c.predicate), t, f, pyTuple(operands));
+                  predicate.view(), t, f, operands.view());
             if (c.tupleResult != kNoBuffer)
               node[c.tupleResult] = n;
             for (size_t i = 0; i < c.results.size(); ++i) {
@@ -398,24 +541,43 @@ void GraphBuilder::emitLine(const Line &l) {
             }
           },
           [&](const OutputLine &o) {
-            std::vector<std::string> items;
-            for (const Value &v : o.outputs)
-              items.push_back(value(v));
-            linef("g.output({})", items.empty() ? "()" : pyTuple(items));
+            args.clear();
+            appendValues(args, o.outputs);
+            out += "    g.output(";
+            out += args;
+            out += ")\n";
           },
           [&](const PoolAllocateLine &p) {
             const PoolInfo &pool = module.pool(p.pool);
-            linef("{} = g.call_function(torch.empty_strided, ([{}], [1]), "
-                  "{{'dtype': torch.uint8, 'device': {}}})",
-                  pool.name, pool.bytes, device(pool.device));
+            out += "    ";
+            out += pool.name;
+            out += " = g.call_function(torch.empty_strided, ([";
+            out.appendInt(pool.bytes);
+            out += "], [1]), {'dtype': torch.uint8, 'device': ";
+            appendDevice(out, pool.device);
+            out += "})\n";
           },
           [&](const AllocateFromPoolLine &a) {
             const BufferInfo &info = module.buffer(a.buffer);
-            linef("{} = g.call_function(torch.ops.inductor._alloc_from_pool, ({}, {}, "
-                  "torch.{}, {}, {}))",
-                  info.name, module.pool(a.pool).name, a.offset,
-                  graph::dtypeName(info.layout.dtype), pyList(exprs(info.layout.size)),
-                  pyList(exprs(info.layout.stride)));
+            // The stride's nodes are built before the size's.
+            for (const sym::Expr &e : info.layout.stride)
+              if (!e.isConstant())
+                exprNode(e);
+            args.clear();
+            appendList(args, info.layout.size);
+            args += ", ";
+            appendList(args, info.layout.stride);
+            out += "    ";
+            out += info.name;
+            out += " = g.call_function(torch.ops.inductor._alloc_from_pool, (";
+            out += module.pool(a.pool).name;
+            out += ", ";
+            out.appendInt(a.offset);
+            out += ", torch.";
+            out += graph::dtypeName(info.layout.dtype);
+            out += ", ";
+            out += args;
+            out += "))\n";
             node[a.buffer] = info.name;
             pools.carved(a.buffer, a.offset);
           },
@@ -426,8 +588,10 @@ void GraphBuilder::emitLine(const Line &l) {
       l);
 }
 
-std::string GraphBuilder::build(const std::string &fnName) {
-  out += fmt::format("\n\ndef {}(root):\n", fnName);
+void GraphBuilder::build(std::string_view fnName) {
+  out += "\n\ndef ";
+  out += fnName;
+  out += "(root):\n";
   line("g = torch.fx.Graph()");
   for (BufferId b : function.inputs) {
     const BufferInfo &info = module.buffer(b);
@@ -445,15 +609,15 @@ std::string GraphBuilder::build(const std::string &fnName) {
   for (const Line &l : function.lines)
     emitLine(l);
   line("return torch.fx.GraphModule(root, g)");
-  return out;
 }
 
 } // namespace
 
 std::string emitFxModule(const Module &module, const EmitOptions &options) {
-  std::string out = fmt::format("# Generated by wirc from graph {}: the wrapper as a torch.fx "
-                                "GraphModule.\n",
-                                pythonStringLiteral(module.name));
+  TextBuffer out;
+  out += fmt::format("# Generated by wirc from graph {}: the wrapper as a torch.fx "
+                     "GraphModule.\n",
+                     pythonStringLiteral(module.name));
   out += R"(import importlib
 import operator
 
@@ -500,9 +664,9 @@ def delete(x):
   out += "]\n";
 
   for (size_t f = 1; f < module.functions.size(); ++f)
-    out += GraphBuilder(module, module.functions[f], kernelIndex)
-               .build("build_" + module.functions[f].name);
-  out += GraphBuilder(module, module.main(), kernelIndex).build("build_graph");
+    GraphBuilder(module, module.functions[f], kernelIndex, out)
+        .build("build_" + module.functions[f].name);
+  GraphBuilder(module, module.main(), kernelIndex, out).build("build_graph");
 
   out += "\n\ndef graph_module():\n";
   out += "    \"\"\"The wrapper as a GraphModule; constants and branches are attributes.\"\"\"\n";
@@ -565,7 +729,7 @@ def call(args):
     return tuple(_compiled(inputs))
 )",
                      backend);
-  return out;
+  return std::string(out.view());
 }
 
 } // namespace wirc::emit

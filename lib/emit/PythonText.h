@@ -1,12 +1,19 @@
 //===- PythonText.h - Literals for emitted Python (internal) --------------===//
 //
 // The pieces of input that reach emitted Python as text. Each keeps input
-// data from being read as code.
+// data from being read as code. And the buffer that the FX emitters build
+// their text in.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WIRC_LIB_EMIT_PYTHONTEXT_H
 #define WIRC_LIB_EMIT_PYTHONTEXT_H
 
+#include <algorithm>
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -24,6 +31,70 @@ std::string commentText(std::string_view text);
 
 /// A double as Python's repr would print it (`1.5`, `2.0`, `float('inf')`).
 std::string pythonFloat(double value);
+
+/// Appends \p value in decimal, without a formatting temporary.
+inline void appendInt(std::string &out, int64_t value) {
+  char buffer[24];
+  out.append(buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr);
+}
+
+/// Text built from many short pieces, a few per token: an append is a
+/// bounds check and a copy (of a literal, one of known length), where
+/// std::string::append is a call that measures and checks. Room is added
+/// without being cleared first.
+class TextBuffer {
+public:
+  TextBuffer &operator+=(std::string_view text) {
+    std::memcpy(extend(text.size()), text.data(), text.size());
+    return *this;
+  }
+  template <size_t N> TextBuffer &operator+=(const char (&literal)[N]) {
+    std::memcpy(extend(N - 1), literal, N - 1);
+    return *this;
+  }
+  TextBuffer &operator+=(char c) {
+    *extend(1) = c;
+    return *this;
+  }
+  TextBuffer &operator+=(const TextBuffer &other) { return *this += other.view(); }
+
+  /// Appends \p value in decimal.
+  void appendInt(int64_t value) {
+    reserveMore(20);
+    used = std::to_chars(data.get() + used, data.get() + capacity, value).ptr - data.get();
+  }
+
+  size_t size() const { return used; }
+  bool empty() const { return used == 0; }
+  void clear() { used = 0; }
+  /// Drops the text from \p size on.
+  void truncate(size_t size) { used = std::min(used, size); }
+  /// Makes room for \p n more bytes, so that they are appended in place.
+  void reserveMore(size_t n) {
+    if (capacity - used < n)
+      grow(n);
+  }
+  std::string_view view() const { return {data.get(), used}; }
+
+private:
+  std::unique_ptr<char[]> data;
+  size_t capacity = 0;
+  size_t used = 0;
+
+  [[gnu::noinline]] void grow(size_t n) {
+    capacity = std::max(2 * capacity, used + n + 256);
+    std::unique_ptr<char[]> larger(new char[capacity]);
+    if (used)
+      std::memcpy(larger.get(), data.get(), used);
+    data = std::move(larger);
+  }
+  char *extend(size_t n) {
+    reserveMore(n);
+    char *at = data.get() + used;
+    used += n;
+    return at;
+  }
+};
 
 } // namespace wirc::emit
 

@@ -414,13 +414,17 @@ struct TensorInfo {
 
 class Reader {
 public:
-  Reader(DiagnosticEngine &diag, const ReaderLimits &limits) : diag(diag), limits(limits) {}
+  Reader(DiagnosticEngine &diag, const ReaderLimits &limits,
+         const std::function<void(size_t)> &readUpTo)
+      : diag(diag), limits(limits), readUpTo(readUpTo) {}
 
   std::unique_ptr<Document> read(std::string_view text);
 
 private:
   DiagnosticEngine &diag;
   const ReaderLimits &limits;
+  const std::function<void(size_t)> &readUpTo;
+  std::string_view source; ///< the document's text
   std::unique_ptr<Document> doc;
   /// Symbol, kernel and subgraph names, keyed by their text in the document.
   NameMap<NameSite> globalNames;
@@ -778,6 +782,7 @@ std::unique_ptr<Document> Reader::read(std::string_view text) {
                       text.size(), limits.maxInputBytes));
     return nullptr;
   }
+  source = text;
   json::ParseError parseError;
   std::unique_ptr<json::Document> parsed =
       json::Document::parse(text, limits.maxNesting, parseError);
@@ -2324,8 +2329,16 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
         spelled.append(digits, last);
         Node &node = graph.nodes.emplace_back();
         node.pointer = spelled;
-        if (!readNode((*nodes)[i], child(np, i), node))
+        Json value = (*nodes)[i];
+        if (!readNode(value, child(np, i), node))
           graph.nodes.pop_back();
+        // Nodes are most of a large document and are read in order: the
+        // text before this one is behind the reader.
+        if (readUpTo && i % 16384 == 16383 && value.is_object() && value.size() > 0) {
+          const char *key = value.member(0).key().data();
+          if (key >= source.data() && key < source.data() + source.size())
+            readUpTo(static_cast<size_t>(key - source.data()));
+        }
       }
     }
   }
@@ -2764,8 +2777,9 @@ void Reader::checkGraph(Graph &graph) {
 } // namespace
 
 std::unique_ptr<Document> readDocument(std::string_view text, DiagnosticEngine &diag,
-                                       const ReaderLimits &limits) {
-  Reader reader(diag, limits);
+                                       const ReaderLimits &limits,
+                                       const std::function<void(size_t)> &readUpTo) {
+  Reader reader(diag, limits, readUpTo);
   return reader.read(text);
 }
 

@@ -138,9 +138,12 @@ std::string InputText::open(const std::string &path) {
   return readWholeFile(path, copy);
 }
 
-void InputText::dropResidentPages() {
-  if (mapped)
-    ::madvise(const_cast<char *>(mapped), mappedSize, MADV_DONTNEED);
+void InputText::dropResidentPages(size_t end) {
+  // Whole pages only: a page straddling `end` stays.
+  size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  size_t bytes = end >= mappedSize ? mappedSize : end / page * page;
+  if (mapped && bytes > 0)
+    ::madvise(const_cast<char *>(mapped), bytes, MADV_DONTNEED);
 }
 
 } // namespace wirc

@@ -5,6 +5,7 @@
 #include "wirc/graph/Graph.h"
 #include "wirc/support/Diagnostics.h"
 
+#include <functional>
 #include <memory>
 #include <string_view>
 
@@ -23,8 +24,12 @@ struct ReaderLimits {
 /// Parses and validates a graph-format document. Reports every problem to
 /// \p diag (located by JSON Pointer) and returns null if there was any error.
 /// \p diag's locator must already be set up for \p text.
+/// Now and then, \p readUpTo receives a byte offset of \p text that the
+/// reader has moved past: it will seldom read the text before it again (the
+/// caller may let those pages leave memory, as long as they stay readable).
 std::unique_ptr<Document> readDocument(std::string_view text, DiagnosticEngine &diag,
-                                       const ReaderLimits &limits = {});
+                                       const ReaderLimits &limits = {},
+                                       const std::function<void(size_t)> &readUpTo = {});
 
 } // namespace wirc::graph
 
