@@ -138,7 +138,7 @@ public:
       : module(module), function(function), tables(tables), options(options) {}
 
   /// Appends the graph's text to \p out.
-  void print(TextBuffer &out);
+  void print(std::string &out);
 
 private:
   /// A node's text after `= ` is nodeText[previous node's textEnd, textEnd):
@@ -794,7 +794,7 @@ void FxGraphPrinter::line(const Line &l) {
       l);
 }
 
-void FxGraphPrinter::print(TextBuffer &out) {
+void FxGraphPrinter::print(std::string &out) {
   for (BufferId b : function.inputs) {
     const BufferInfo &info = module.buffer(b);
     bufferNode[b] = addAttrNode(info.name, "placeholder", info.name);
@@ -816,21 +816,31 @@ void FxGraphPrinter::print(TextBuffer &out) {
   size_t size = nodeText.size() + outputText.size() + 32;
   for (const FxNode &node : nodes)
     size += node.name.size() + 40;
-  out.reserveMore(size);
+  out.reserve(out.size() + size);
   out += "graph():\n";
-  size_t begin = 0;
+  // The text moves into the output node by node; at scale the node text
+  // behind the copy is let go, so the two are not both in memory whole.
+  constexpr size_t kReleaseStep = size_t(16) << 20;
+  size_t begin = 0, released = 0;
+  TextBuffer &head = scratch;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const FxNode &node = nodes[i];
-    out += "    %";
-    out += node.name;
-    out += " : [num_users=";
-    out.appendInt(users[i]);
-    out += "] = ";
+    head.clear();
+    head += "    %";
+    head += node.name;
+    head += " : [num_users=";
+    head.appendInt(users[i]);
+    head += "] = ";
+    out += head.view();
     out += nodeText.view().substr(begin, node.textEnd - begin);
     begin = node.textEnd;
+    if (begin - released >= kReleaseStep) {
+      nodeText.releaseBefore(begin);
+      released = begin;
+    }
   }
   out += "    return ";
-  out += outputText;
+  out += outputText.view();
   out += '\n';
 }
 
@@ -841,7 +851,7 @@ std::string emitFx(const Module &module, const EmitOptions &options) {
   for (const graph::Symbol &symbol : module.symbols)
     if (symbol.expr)
       tables.precomputed.emplace(symbol.name, sym::substitute(*symbol.expr, tables.precomputed));
-  TextBuffer out;
+  std::string out;
   FxGraphPrinter(module, module.main(), tables, options).print(out);
   for (size_t f = 1; f < module.functions.size(); ++f) {
     out += "\n# subgraph ";
@@ -849,7 +859,7 @@ std::string emitFx(const Module &module, const EmitOptions &options) {
     out += '\n';
     FxGraphPrinter(module, module.functions[f], tables, options).print(out);
   }
-  return std::string(out.view());
+  return out;
 }
 
 } // namespace wirc::emit

@@ -729,7 +729,7 @@ def call(args):
     return tuple(_compiled(inputs))
 )",
                      backend);
-  return std::string(out.view());
+  return out.take();
 }
 
 } // namespace wirc::emit

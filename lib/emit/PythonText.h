@@ -17,6 +17,9 @@
 #include <string>
 #include <string_view>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 namespace wirc::emit {
 
 /// Escapes a kernel source for the inside of a ''' string: backslashes are
@@ -75,6 +78,29 @@ public:
       grow(n);
   }
   std::string_view view() const { return {data.get(), used}; }
+  /// The text as a string, leaving the buffer empty. At scale the buffer's
+  /// pages are let go behind the copy, so the two are not both in memory.
+  std::string take() {
+    constexpr size_t kStep = size_t(16) << 20;
+    std::string result;
+    result.reserve(used);
+    for (size_t at = 0; at < used; at += kStep) {
+      result.append(data.get() + at, std::min(kStep, used - at));
+      releaseBefore(at + kStep);
+    }
+    data.reset();
+    capacity = used = 0;
+    return result;
+  }
+  /// Lets the pages before byte \p end leave memory: text that was copied
+  /// out and will not be read again (the bytes become unspecified).
+  void releaseBefore(size_t end) {
+    size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    uintptr_t first = (reinterpret_cast<uintptr_t>(data.get()) + page - 1) / page * page;
+    uintptr_t last = (reinterpret_cast<uintptr_t>(data.get()) + std::min(end, used)) / page * page;
+    if (last > first)
+      ::madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
+  }
 
 private:
   std::unique_ptr<char[]> data;
