@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -13,17 +14,97 @@ namespace {
 
 using namespace wirc::ir;
 
+/// Names to dense ids in one open-addressed array: a std::string key and a
+/// hash node per buffer were much of this pass's time and memory. The names
+/// stay where they are (\p nameOf), which must not move while the table is
+/// in use.
+class NameTable {
+public:
+  void reserve(size_t count) {
+    size_t capacity = 16;
+    while (capacity < 2 * count)
+      capacity *= 2;
+    slots.assign(capacity, Slot{0, kEmpty});
+  }
+
+  /// Adds \p name for \p id unless the name is already there.
+  template <typename NameOf> void insert(std::string_view name, uint32_t id, NameOf &&nameOf) {
+    if (2 * (size + 1) > slots.size())
+      grow(nameOf);
+    uint32_t h = hashOf(name);
+    for (size_t i = h & (slots.size() - 1);; i = (i + 1) & (slots.size() - 1)) {
+      if (slots[i].id == kEmpty) {
+        slots[i] = Slot{h, id};
+        ++size;
+        return;
+      }
+      if (slots[i].hash == h && nameOf(slots[i].id) == name)
+        return;
+    }
+  }
+
+  /// The id of \p name, or kEmpty.
+  template <typename NameOf> uint32_t find(std::string_view name, NameOf &&nameOf) const {
+    if (slots.empty())
+      return kEmpty;
+    uint32_t h = hashOf(name);
+    for (size_t i = h & (slots.size() - 1);; i = (i + 1) & (slots.size() - 1)) {
+      if (slots[i].id == kEmpty)
+        return kEmpty;
+      if (slots[i].hash == h && nameOf(slots[i].id) == name)
+        return slots[i].id;
+    }
+  }
+
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+
+private:
+  struct Slot {
+    uint32_t hash;
+    uint32_t id;
+  };
+  std::vector<Slot> slots;
+  size_t size = 0;
+
+  /// Eight bytes at a time: names are short, and this runs for every
+  /// reference of the graph.
+  static uint32_t hashOf(std::string_view name) {
+    uint64_t h = name.size() * 0x9e3779b97f4a7c15ULL;
+    size_t i = 0;
+    for (; i + 8 <= name.size(); i += 8) {
+      uint64_t word;
+      std::memcpy(&word, name.data() + i, 8);
+      h = (h ^ word) * 0xff51afd7ed558ccdULL;
+    }
+    if (i < name.size()) {
+      uint64_t word = 0;
+      std::memcpy(&word, name.data() + i, name.size() - i);
+      h = (h ^ word) * 0xff51afd7ed558ccdULL;
+    }
+    return static_cast<uint32_t>(h ^ (h >> 29) ^ (h >> 47));
+  }
+
+  template <typename NameOf> void grow(NameOf &&nameOf) {
+    std::vector<Slot> old = std::move(slots);
+    reserve(std::max<size_t>(size + 1, old.size()));
+    size = 0;
+    for (const Slot &slot : old)
+      if (slot.id != kEmpty)
+        insert(nameOf(slot.id), slot.id, nameOf);
+  }
+};
+
 class FunctionBuilder {
 public:
   FunctionBuilder(Module &module, unsigned index, const graph::Graph &graph, PassContext &ctx,
                   const std::unordered_map<std::string, unsigned> &subgraphs,
-                  std::unordered_map<std::string, KernelId> &kernels,
-                  std::unordered_set<KernelId> &definedKernels)
+                  const NameTable &kernels, std::vector<bool> &definedKernels)
       : module(module), index(index), graph(graph), ctx(ctx), subgraphs(subgraphs),
         kernels(kernels), definedKernels(definedKernels), function(module.functions[index]) {}
 
   /// Builds the function. With \p consumed, the graph's own (non-const)
-  /// copy, each node is freed once its lines are built.
+  /// copy, the IR takes the graph's strings and expressions over rather
+  /// than copying them, and each node is freed once its lines are built.
   bool build(graph::Graph *consumed = nullptr);
 
 private:
@@ -32,32 +113,42 @@ private:
   const graph::Graph &graph;
   PassContext &ctx;
   const std::unordered_map<std::string, unsigned> &subgraphs;
-  std::unordered_map<std::string, KernelId> &kernels;
-  std::unordered_set<KernelId> &definedKernels;
+  const NameTable &kernels;
+  std::vector<bool> &definedKernels; ///< by KernelId
   Function &function;
-  std::unordered_map<std::string, BufferId> names;
+  NameTable names; ///< over module.buffers, which do not move while building
   std::vector<bool> defined; ///< by BufferId - firstBuffer
   BufferId firstBuffer = 0;
 
-  BufferId addBuffer(BufferInfo info) {
-    BufferId id = static_cast<BufferId>(module.buffers.size());
-    names.emplace(info.name, id);
+  auto bufferName() const {
+    return [this](BufferId b) -> std::string_view { return module.buffers[b].name; };
+  }
+
+  /// A new buffer of this function, filled in place by the caller, who
+  /// then names it (nameBuffer).
+  BufferInfo &addBuffer(BufferKind kind) {
+    BufferInfo &info = module.buffers.emplace_back();
+    info.kind = kind;
     info.function = index;
-    module.buffers.push_back(std::move(info));
+    return info;
+  }
+  BufferId nameBuffer() {
+    BufferId id = static_cast<BufferId>(module.buffers.size() - 1);
+    names.insert(module.buffers.back().name, id, bufferName());
     return id;
   }
 
-  BufferId id(const std::string &name) const {
-    auto it = names.find(name);
-    if (it == names.end())
+  BufferId id(std::string_view name) const {
+    BufferId b = names.find(name, bufferName());
+    if (b == NameTable::kEmpty)
       throw InternalError(fmt::format("unresolved name '{}' after validation", name));
-    return it->second;
+    return b;
   }
 
   bool isDefined(BufferId b) const { return defined[b - firstBuffer]; }
   void markDefined(BufferId b) { defined[b - firstBuffer] = true; }
 
-  void emit(Line line) { function.lines.push_back(std::move(line)); }
+  template <typename T> void emit(T &&line) { function.lines.emplace_back(std::forward<T>(line)); }
 
   /// Makes \p b usable: allocates an owned buffer the first time it is
   /// written, or defines a named view (allocating its base first).
@@ -74,7 +165,8 @@ private:
     markDefined(b);
   }
 
-  Value convert(const graph::Value &v) {
+  /// Converts \p v, taking its strings and expressions over.
+  Value convert(graph::Value &v) {
     Value out;
     switch (v.kind) {
     case graph::Value::Kind::None:
@@ -94,22 +186,24 @@ private:
       break;
     case graph::Value::Kind::String:
       out.kind = Value::Kind::String;
-      out.text = v.text;
+      out.text = std::move(v.text);
       break;
     case graph::Value::Kind::Buffer:
-      out = Value::ofBuffer(id(v.text));
+      out.kind = Value::Kind::Buffer;
+      out.buffer = id(v.text);
       ensureDefined(out.buffer);
       break;
     case graph::Value::Kind::View:
       out.kind = Value::Kind::View;
       out.buffer = id(v.view->base);
       ensureDefined(out.buffer);
-      out.size = v.view->size;
-      out.stride = v.view->stride;
-      out.expr = v.view->offset;
+      out.size = std::move(v.view->size);
+      out.stride = std::move(v.view->stride);
+      out.expr = std::move(v.view->offset);
       break;
     case graph::Value::Kind::Expr:
-      out = Value::ofExpr(v.expr);
+      out.kind = Value::Kind::Expr;
+      out.expr = std::move(v.expr);
       break;
     case graph::Value::Kind::DType:
       out.kind = Value::Kind::DType;
@@ -122,85 +216,92 @@ private:
     case graph::Value::Kind::List:
     case graph::Value::Kind::Tuple:
       out.kind = v.kind == graph::Value::Kind::List ? Value::Kind::List : Value::Kind::Tuple;
-      for (const graph::Value &item : v.items)
+      out.items.reserve(v.items.size());
+      for (graph::Value &item : v.items)
         out.items.push_back(convert(item));
       break;
     }
     return out;
   }
 
-  std::vector<Value> convertAll(const std::vector<graph::Value> &list) {
+  std::vector<Value> convertAll(std::vector<graph::Value> &list) {
     std::vector<Value> out;
     out.reserve(list.size());
-    for (const graph::Value &v : list)
+    for (graph::Value &v : list)
       out.push_back(convert(v));
     return out;
   }
 
   std::vector<std::pair<std::string, Value>>
-  convertKwargs(const std::vector<std::pair<std::string, graph::Value>> &list) {
+  convertKwargs(std::vector<std::pair<std::string, graph::Value>> &list) {
     std::vector<std::pair<std::string, Value>> out;
-    for (const auto &[key, v] : list)
-      out.emplace_back(key, convert(v));
+    out.reserve(list.size());
+    for (auto &[key, v] : list) {
+      std::string name = std::move(key);
+      out.emplace_back(std::move(name), convert(v));
+    }
     return out;
   }
 
   void createBuffers(graph::Graph *consumed);
   bool bindSymbols();
-  void buildNode(const graph::Node &node);
-  void buildKernelCall(const graph::KernelCallNode &call, const std::string &pointer);
+  void buildNode(graph::Node &node);
+  void buildKernelCall(graph::KernelCallNode &call, std::string &pointer);
 };
 
 void FunctionBuilder::createBuffers(graph::Graph *consumed) {
   firstBuffer = static_cast<BufferId>(module.buffers.size());
   size_t count = graph.inputs.size() + graph.constants.size() + graph.buffers.size();
   // Geometric, as push_back grows: one function after another must not
-  // reallocate every time.
+  // reallocate every time. The name table refers to the names in place, so
+  // nothing may reallocate while this function is built.
   if (module.buffers.capacity() < module.buffers.size() + count)
     module.buffers.reserve(std::max(module.buffers.size() + count, 2 * module.buffers.capacity()));
   names.reserve(count);
+  function.inputs.reserve(graph.inputs.size());
   for (const graph::Input &input : graph.inputs) {
-    BufferInfo info;
+    BufferInfo &info = addBuffer(input.kind == graph::InputKind::Tensor   ? BufferKind::Input
+                                 : input.kind == graph::InputKind::Symbol ? BufferKind::SymbolInput
+                                                                          : BufferKind::ScalarInput);
     info.name = input.name;
-    info.kind = input.kind == graph::InputKind::Tensor   ? BufferKind::Input
-                : input.kind == graph::InputKind::Symbol ? BufferKind::SymbolInput
-                                                         : BufferKind::ScalarInput;
     info.layout = input.layout;
     if (input.kind == graph::InputKind::Scalar)
       info.layout.dtype = input.dtype;
     info.mutatedInput = input.mutated;
-    function.inputs.push_back(addBuffer(std::move(info)));
+    function.inputs.push_back(nameBuffer());
   }
-  // Nothing reads the layouts of a consumed graph's constants and buffers
-  // after this: they move rather than copy.
+  // Nothing reads the names and layouts of a consumed graph's constants and
+  // buffers after this: they move rather than copy.
   for (size_t i = 0; i < graph.constants.size(); ++i) {
-    const graph::Constant &constant = graph.constants[i];
-    BufferInfo info;
-    info.name = constant.name;
-    info.kind = BufferKind::Constant;
-    if (consumed)
+    BufferInfo &info = addBuffer(BufferKind::Constant);
+    if (consumed) {
+      info.name = std::move(consumed->constants[i].name);
       info.layout = std::move(consumed->constants[i].layout);
-    else
-      info.layout = constant.layout;
-    addBuffer(std::move(info));
+    } else {
+      info.name = graph.constants[i].name;
+      info.layout = graph.constants[i].layout;
+    }
+    nameBuffer();
   }
+  const BufferId firstIntermediate = static_cast<BufferId>(module.buffers.size());
   for (size_t i = 0; i < graph.buffers.size(); ++i) {
     const graph::Buffer &buffer = graph.buffers[i];
-    BufferInfo info;
-    info.name = buffer.name;
-    info.kind = buffer.viewOf ? BufferKind::View : BufferKind::Intermediate;
-    if (consumed)
+    BufferInfo &info = addBuffer(buffer.viewOf ? BufferKind::View : BufferKind::Intermediate);
+    if (consumed) {
+      info.name = std::move(consumed->buffers[i].name);
       info.layout = std::move(consumed->buffers[i].layout);
-    else
+    } else {
+      info.name = buffer.name;
       info.layout = buffer.layout;
+    }
     info.removed = buffer.removed;
     info.isTuple = buffer.isTuple;
-    addBuffer(std::move(info));
+    nameBuffer();
   }
   // Views refer to bases by id once every name is known.
-  for (const graph::Buffer &buffer : graph.buffers)
-    if (buffer.viewOf)
-      module.buffers[id(buffer.name)].viewBase = id(*buffer.viewOf);
+  for (size_t i = 0; i < graph.buffers.size(); ++i)
+    if (graph.buffers[i].viewOf)
+      module.buffers[firstIntermediate + i].viewBase = id(*graph.buffers[i].viewOf);
   defined.assign(module.buffers.size() - firstBuffer, false);
   for (BufferId b = firstBuffer; b < module.buffers.size(); ++b) {
     BufferKind kind = module.buffers[b].kind;
@@ -272,18 +373,26 @@ bool FunctionBuilder::bindSymbols() {
   return ok;
 }
 
-void FunctionBuilder::buildKernelCall(const graph::KernelCallNode &call,
-                                      const std::string &pointer) {
-  KernelId kernel = kernels.at(call.kernel);
-  if (definedKernels.insert(kernel).second)
+void FunctionBuilder::buildKernelCall(graph::KernelCallNode &call, std::string &pointer) {
+  KernelId kernel = kernels.find(call.kernel, [&](KernelId k) -> std::string_view {
+    return module.kernels[k].name;
+  });
+  if (kernel == NameTable::kEmpty)
+    throw InternalError(fmt::format("unresolved kernel '{}' after validation", call.kernel));
+  if (!definedKernels[kernel]) {
+    definedKernels[kernel] = true;
     emit(KernelDefinitionLine{kernel});
+  }
   KernelCallLine line;
   line.kernel = kernel;
   line.config = call.config;
-  line.numels = call.numels;
-  line.origin = pointer;
+  line.numels = std::move(call.numels);
+  line.origin = std::move(pointer);
   if (call.grid)
     line.fixedGrid = Grid{(*call.grid)[0], (*call.grid)[1], (*call.grid)[2]};
+  bool anyRemoved = std::any_of(call.args.begin(), call.args.end(), [](const auto &arg) {
+    return arg.role == graph::ArgRole::Removed;
+  });
   // An argument that a later `removed` entry names was created and then
   // removed by fusion: it is never passed, allocated or reused.
   auto removedLater = [&](size_t i) {
@@ -299,14 +408,14 @@ void FunctionBuilder::buildKernelCall(const graph::KernelCallNode &call,
   // Built in place: a call's arguments are most of the IR.
   line.args.reserve(call.args.size());
   for (size_t i = 0; i < call.args.size(); ++i) {
-    const graph::KernelArg &arg = call.args[i];
+    graph::KernelArg &arg = call.args[i];
     CallArg &out = line.args.emplace_back();
-    out.param = arg.name;
+    out.param = std::move(arg.name);
     out.role = arg.role;
     out.removedRole = arg.removedRole;
     bool isTensorRole = arg.role == graph::ArgRole::Input || arg.role == graph::ArgRole::Output ||
                         arg.role == graph::ArgRole::InOut;
-    if (isTensorRole && removedLater(i)) {
+    if (anyRemoved && isTensorRole && removedLater(i)) {
       out.role = graph::ArgRole::Removed;
       out.removedRole = arg.role;
       out.removalEvent = false;
@@ -334,9 +443,9 @@ void FunctionBuilder::buildKernelCall(const graph::KernelCallNode &call,
       if (arg.view) {
         out.value.kind = Value::Kind::View;
         out.value.buffer = b;
-        out.value.size = arg.view->size;
-        out.value.stride = arg.view->stride;
-        out.value.expr = arg.view->offset;
+        out.value.size = std::move(arg.view->size);
+        out.value.stride = std::move(arg.view->stride);
+        out.value.expr = std::move(arg.view->offset);
       } else {
         out.value.kind = Value::Kind::Buffer;
         out.value.buffer = b;
@@ -356,16 +465,16 @@ void FunctionBuilder::buildKernelCall(const graph::KernelCallNode &call,
   emit(std::move(line));
 }
 
-void FunctionBuilder::buildNode(const graph::Node &node) {
+void FunctionBuilder::buildNode(graph::Node &node) {
   std::visit(
       Overloaded{
-          [&](const graph::KernelCallNode &call) { buildKernelCall(call, node.pointer); },
-          [&](const graph::ExternNode &ext) {
+          [&](graph::KernelCallNode &call) { buildKernelCall(call, node.pointer); },
+          [&](graph::ExternNode &ext) {
             if (ext.out) {
               ExternKernelOutLine line;
-              line.op = ext.op;
+              line.op = std::move(ext.op);
               line.fallback = ext.fallback;
-              line.schema = ext.schema;
+              line.schema = std::move(ext.schema);
               line.args = convertAll(ext.args);
               line.kwargs = convertKwargs(ext.kwargs);
               line.out = convert(*ext.out);
@@ -373,11 +482,12 @@ void FunctionBuilder::buildNode(const graph::Node &node) {
               return;
             }
             ExternKernelAllocLine line;
-            line.op = ext.op;
+            line.op = std::move(ext.op);
             line.fallback = ext.fallback;
-            line.schema = ext.schema;
+            line.schema = std::move(ext.schema);
             line.args = convertAll(ext.args);
             line.kwargs = convertKwargs(ext.kwargs);
+            line.mutated.reserve(ext.mutated.size());
             for (const std::string &name : ext.mutated)
               line.mutated.push_back(id(name));
             if (ext.result) {
@@ -386,37 +496,49 @@ void FunctionBuilder::buildNode(const graph::Node &node) {
             }
             emit(std::move(line));
           },
-          [&](const graph::MultiOutputNode &mo) {
+          [&](graph::MultiOutputNode &mo) {
             BufferId result = id(mo.result);
             markDefined(result);
-            emit(MultiOutputLine{result, id(mo.source), mo.indices});
+            emit(MultiOutputLine{result, id(mo.source), std::move(mo.indices)});
           },
-          [&](const graph::AssertSizeStrideNode &as) {
+          [&](graph::AssertSizeStrideNode &as) {
             if (ctx.options.sizeAsserts) {
               BufferId b = id(as.buffer);
               ensureDefined(b);
-              emit(AssertSizeStrideLine{b, as.size, as.stride, as.what});
+              emit(AssertSizeStrideLine{b, std::move(as.size), std::move(as.stride),
+                                        std::move(as.what)});
             }
           },
-          [&](const graph::DeviceGuardEnterNode &g) { emit(DeviceGuardEnterLine{g.index}); },
-          [&](const graph::DeviceGuardExitNode &) { emit(DeviceGuardExitLine{}); },
-          [&](const graph::CommentNode &c) {
+          [&](graph::DeviceGuardEnterNode &g) { emit(DeviceGuardEnterLine{g.index}); },
+          [&](graph::DeviceGuardExitNode &) { emit(DeviceGuardExitLine{}); },
+          [&](graph::CommentNode &c) {
             // One IR comment per source line, so no emitter ever has to
             // guard a comment against line breaks.
+            // (find_first_of calls memchr once per byte of the comment;
+            // one memchr per character looked for is a vector scan each.)
+            auto lineBreak = [](std::string_view text) {
+              const void *lf = std::memchr(text.data(), '\n', text.size());
+              size_t end = lf ? static_cast<size_t>(static_cast<const char *>(lf) - text.data())
+                              : text.size();
+              const void *cr = std::memchr(text.data(), '\r', end);
+              if (cr)
+                return static_cast<size_t>(static_cast<const char *>(cr) - text.data());
+              return lf ? end : std::string_view::npos;
+            };
+            if (lineBreak(c.text) == std::string_view::npos) {
+              emit(CommentLine{std::move(c.text)});
+              return;
+            }
             std::string_view text = c.text;
             while (true) {
-              // (find_first_of calls memchr once per byte of the comment.)
-              auto end = std::find_if(text.begin(), text.end(),
-                                      [](char ch) { return ch == '\r' || ch == '\n'; });
-              size_t nl = end == text.end() ? std::string_view::npos
-                                            : static_cast<size_t>(end - text.begin());
+              size_t nl = lineBreak(text);
               emit(CommentLine{std::string(text.substr(0, nl))});
               if (nl == std::string_view::npos)
                 break;
               text = text.substr(nl + 1);
             }
           },
-          [&](const graph::CondNode &c) {
+          [&](graph::CondNode &c) {
             CondLine line;
             line.predicate = convert(c.predicate);
             line.trueFunction = subgraphs.at(c.trueGraph);
@@ -454,14 +576,24 @@ bool FunctionBuilder::build(graph::Graph *consumed) {
   function.lines.reserve(function.lines.size() + 2 * graph.nodes.size() + graph.buffers.size() +
                          2 * graph.inputs.size() + 16);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    buildNode(graph.nodes[i]);
-    // The graph and its IR would otherwise both be alive at the end of this
-    // pass, the peak of a large compilation.
-    if (consumed)
+    if (consumed) {
+      // The IR takes the node's parts over, and the rest is freed now: the
+      // graph and its IR would otherwise both be alive at the end of this
+      // pass, the peak of a large compilation.
+      buildNode(consumed->nodes[i]);
       consumed->nodes[i] = graph::Node{};
+    } else {
+      graph::Node node = graph.nodes[i];
+      buildNode(node);
+    }
   }
   OutputLine output;
-  output.outputs = convertAll(graph.outputs);
+  if (consumed) {
+    output.outputs = convertAll(consumed->outputs);
+  } else {
+    std::vector<graph::Value> outputs = graph.outputs;
+    output.outputs = convertAll(outputs);
+  }
   emit(std::move(output));
   if (function.isSubgraph)
     emit(SubgraphExitLine{});
@@ -474,24 +606,29 @@ bool buildWrapperIR(ir::Module &module, PassContext &ctx) {
   if (!ctx.document)
     throw InternalError("build-wrapper-ir needs the graph document, which was already freed");
   const graph::Document &doc = *ctx.document;
+  // Only the document the context owns (and is compiling) may give its
+  // parts up.
+  graph::Document *owned =
+      ctx.ownedDocument.get() == ctx.document ? ctx.ownedDocument.get() : nullptr;
   module = ir::Module{};
   module.name = doc.main.name;
-  std::unordered_map<std::string, KernelId> kernels;
-  for (KernelId k = 0; k < doc.kernels.size(); ++k)
-    kernels.emplace(doc.kernels[k].name, k);
   // Kernel sources are most of a document: an owned document gives them up
   // rather than have them copied.
-  if (ctx.ownedDocument)
-    module.kernels = std::move(ctx.ownedDocument->kernels);
+  if (owned)
+    module.kernels = std::move(owned->kernels);
   else
     module.kernels = doc.kernels;
+  NameTable kernels;
+  kernels.reserve(module.kernels.size());
+  auto kernelName = [&](KernelId k) -> std::string_view { return module.kernels[k].name; };
+  for (KernelId k = 0; k < module.kernels.size(); ++k)
+    kernels.insert(module.kernels[k].name, k, kernelName);
   module.symbols = doc.main.symbols;
   module.functions.resize(1 + doc.subgraphs.size());
   std::unordered_map<std::string, unsigned> subgraphs;
   for (unsigned i = 0; i < doc.subgraphs.size(); ++i)
     subgraphs.emplace(doc.subgraphs[i].name, i + 1);
-  std::unordered_set<KernelId> definedKernels;
-  graph::Document *owned = ctx.ownedDocument.get();
+  std::vector<bool> definedKernels(module.kernels.size(), false);
   bool ok = FunctionBuilder(module, 0, doc.main, ctx, subgraphs, kernels, definedKernels)
                 .build(owned ? &owned->main : nullptr);
   for (unsigned i = 0; i < doc.subgraphs.size(); ++i)

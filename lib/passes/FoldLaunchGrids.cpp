@@ -196,7 +196,7 @@ private:
 /// True if the grid has a dimension that is the constant 0.
 static bool isEmpty(const Grid &grid) {
   return std::any_of(grid.begin(), grid.end(),
-                     [](const sym::Expr &dim) { return dim == sym::Expr(0); });
+                     [](const sym::Expr &dim) { return dim.constant() == 0; });
 }
 
 bool foldLaunchGrids(Module &module, PassContext &ctx) {

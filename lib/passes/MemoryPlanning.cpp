@@ -26,23 +26,6 @@ namespace wirc::passes::memory {
 
 using namespace wirc::ir;
 
-const sym::Expr &ElementsCache::of(const graph::Layout &layout) {
-  size_t h = layout.size.size();
-  for (const sym::Expr &e : layout.size)
-    h = h * 1000003u ^ e.hash();
-  for (const sym::Expr &e : layout.stride)
-    h = h * 1000003u ^ e.hash();
-  auto [first, last] = cache.equal_range(h);
-  for (auto it = first; it != last; ++it)
-    if (it->second.size == layout.size && it->second.stride == layout.stride)
-      return it->second.elements;
-  sym::Expr extent(1);
-  for (size_t i = 0; i < layout.size.size(); ++i)
-    extent = extent + (layout.size[i] - sym::Expr(1)) * layout.stride[i];
-  auto it = cache.emplace(h, Entry{layout.size, layout.stride, sym::simplify(extent)});
-  return it->second.elements;
-}
-
 BufferId returnedStorage(const Module &module, const Line &line) {
   BufferId b = kNoBuffer;
   if (const auto *e = std::get_if<ExternKernelAllocLine>(&line))
@@ -83,32 +66,62 @@ MemoryPlanStats *statsFor(Module &module, const std::string &function, const gra
 
 } // namespace
 
-StorageSizes::StorageSizes(const Module &module)
-    : module(module), hints(module.hints()), sizes(module.buffers.size()) {}
+namespace {
 
-const StorageSize &StorageSizes::of(BufferId b) {
-  std::optional<StorageSize> &slot = sizes.at(b);
-  if (slot)
-    return *slot;
-  StorageSize s;
+size_t hashOf(const sym::Expr &e) {
+  std::optional<int64_t> c = e.constant();
+  return c ? std::hash<int64_t>()(*c) * 0x9e3779b97f4a7c15ULL : e.hash();
+}
+
+/// Structural equality of expression lists; constants compare in line.
+bool sameExprs(const std::vector<sym::Expr> &a, const std::vector<sym::Expr> &b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    std::optional<int64_t> x = a[i].constant(), y = b[i].constant();
+    if (x || y ? x != y : a[i] != b[i])
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+StorageSizes::StorageSizes(const Module &module)
+    : module(module), hints(module.hints()), sizeOf(module.buffers.size(), kUnknown) {}
+
+const StorageSize &StorageSizes::compute(BufferId b) {
   const graph::Layout &layout = module.buffer(b).layout;
   const int64_t itemsize = graph::dtypeSize(layout.dtype);
-  const sym::Expr &elementsExpr = elements.of(layout);
+  size_t h = layout.size.size() * 31 + static_cast<size_t>(itemsize);
+  for (const sym::Expr &e : layout.size)
+    h = h * 1000003u ^ hashOf(e);
+  for (const sym::Expr &e : layout.stride)
+    h = h * 1000003u ^ hashOf(e);
+  auto [first, last] = layouts.equal_range(h);
+  for (auto it = first; it != last; ++it)
+    if (it->second.itemsize == itemsize && sameExprs(it->second.size, layout.size) &&
+        sameExprs(it->second.stride, layout.stride))
+      return *distinct[sizeOf[b] = it->second.index];
+
+  sizeOf[b] = static_cast<uint32_t>(distinct.size());
+  layouts.emplace(h, Layout{layout.size, layout.stride, itemsize, sizeOf[b]});
+  StorageSize &s = *distinct.emplace_back(std::make_unique<StorageSize>());
+  sym::Expr extent(1);
+  for (size_t i = 0; i < layout.size.size(); ++i)
+    extent = extent + (layout.size[i] - sym::Expr(1)) * layout.stride[i];
+  s.elements = sym::simplify(extent);
   bool constantZero = false;
-  for (const sym::Expr &size : layout.size)
-    if (size.isConstant() && *size.constant() == 0)
-      constantZero = true;
   std::string error;
   bool empty = false;
-  for (const sym::Expr &size : layout.size)
-    if (auto v = sym::evaluate(size, hints, error); v && *v == 0)
+  for (const sym::Expr &size : layout.size) {
+    if (std::optional<int64_t> c = size.constant()) {
+      constantZero |= *c == 0;
+      empty |= *c == 0;
+    } else if (auto v = sym::evaluate(size, hints, error); v && *v == 0) {
       empty = true;
-  MemoKey key{&elementsExpr, itemsize, empty, constantZero};
-  if (auto it = memo.find(key); it != memo.end()) {
-    slot = it->second;
-    return *slot;
+    }
   }
-  s.elements = elementsExpr;
   s.isStatic = s.elements.isConstant() || constantZero; // empty whatever the other sizes are
   s.known = true;
   if (!empty) {
@@ -120,18 +133,25 @@ const StorageSize &StorageSizes::of(BufferId b) {
       s.paddedBytes = *padded;
     else
       s.known = false;
+    // Wraps rather than overflows on absurd sizes.
+    if (elements)
+      s.bytes = static_cast<int64_t>(static_cast<uint64_t>(*elements) *
+                                     static_cast<uint64_t>(itemsize));
   }
   if (empty && s.isStatic)
     s.paddedExpr = sym::Expr(0);
   else
     s.paddedExpr = sym::ceilDiv(s.elements * sym::Expr(itemsize), sym::Expr(kAlignment)) *
                    sym::Expr(kAlignment);
-  memo.emplace(key, s);
-  slot = std::move(s);
-  return *slot;
+  s.elementsId = elementsIds
+                     .try_emplace(sym::toString(s.elements),
+                                  static_cast<uint32_t>(elementsIds.size()))
+                     .first->second;
+  return s;
 }
 
-StorageGroups collectGroups(const Module &module, const Function &function) {
+StorageGroups collectGroups(const Module &module, const Function &function,
+                            const ReusePlan *plan) {
   StorageGroups result;
   result.groupOf.assign(module.buffers.size(), kNoGroup);
   auto groupOfStorage = [&](BufferId b) { return result.groupOf[storageOf(module, b)]; };
@@ -146,25 +166,22 @@ StorageGroups collectGroups(const Module &module, const Function &function) {
     group.allocated = allocated;
     result.groups.push_back(std::move(group));
   };
-  // One callback for every line's uses and definitions: a std::function
-  // made per line would cost a construction and a destruction each time.
   size_t i = 0;
-  const std::function<void(BufferId)> extend = [&](BufferId b) {
+  auto extend = [&](BufferId b) {
     if (uint32_t g = groupOfStorage(b); g != kNoGroup)
       result.groups[g].end = std::max(result.groups[g].end, i + 1);
   };
-  for (; i < function.lines.size(); ++i) {
-    const Line &line = function.lines[i];
+  auto visitLine = [&](const Line &line) {
     if (const auto *a = std::get_if<AllocateLine>(&line)) {
       startGroup(a->buffer, i, true);
-      continue;
+      return;
     }
     // Storage an extern kernel returns counts like an allocation (reuse may
     // hand it to a later buffer), but only the wrapper's own allocations
     // can move into a pool.
     if (BufferId b = returnedStorage(module, line); b != kNoBuffer) {
       startGroup(b, i, false);
-      continue;
+      return;
     }
     if (const auto *r = std::get_if<ReuseLine>(&line)) {
       if (uint32_t g = result.groupOf[r->old]; g != kNoGroup) {
@@ -200,7 +217,11 @@ StorageGroups collectGroups(const Module &module, const Function &function) {
         forEachBuffer(v, escape);
     forEachUse(line, extend);
     forEachDef(line, extend);
-  }
+  };
+  forEachLine(function, plan, [&](const Line &line) {
+    visitLine(line);
+    ++i;
+  });
   return result;
 }
 
@@ -268,7 +289,8 @@ struct DeviceLive {
 /// Runs \p function's lines, counting the bytes of live allocations and
 /// pools per device (a storage dies with the last name that holds it).
 std::map<std::pair<int, int>, DeviceLive> simulate(const Module &module, const Function &function,
-                                                   StorageSizes &sizes, bool withExprs) {
+                                                   StorageSizes &sizes, bool withExprs,
+                                                   const ReusePlan *plan = nullptr) {
   struct Storage {
     graph::Device device;
     int64_t bytes = 0;
@@ -292,7 +314,7 @@ std::map<std::pair<int, int>, DeviceLive> simulate(const Module &module, const F
     if (grow)
       l.candidates.emplace(sym::toString(l.expr), l.expr);
   };
-  for (const Line &line : function.lines) {
+  forEachLine(function, plan, [&](const Line &line) {
     BufferId allocated = kNoBuffer;
     if (const auto *a = std::get_if<AllocateLine>(&line))
       allocated = a->buffer;
@@ -320,15 +342,16 @@ std::map<std::pair<int, int>, DeviceLive> simulate(const Module &module, const F
       const PoolInfo &pool = module.pool(pf->pool);
       change(pool.device, pool.bytes, sym::Expr(pool.bytes), false, false);
     }
-  }
+  });
   return live;
 }
 
 } // namespace
 
-int64_t totalPeak(const Module &module, const Function &function, StorageSizes &sizes) {
+int64_t totalPeak(const Module &module, const Function &function, StorageSizes &sizes,
+                  const ReusePlan *plan) {
   int64_t total = 0;
-  for (const auto &[key, l] : simulate(module, function, sizes, /*withExprs=*/false))
+  for (const auto &[key, l] : simulate(module, function, sizes, /*withExprs=*/false, plan))
     total = plan::checkedAdd(total, l.peak).value_or(INT64_MAX);
   return total;
 }
@@ -361,9 +384,8 @@ void recordPeaks(Module &module, unsigned functionIndex, StorageSizes &sizes,
 }
 
 bool placeInPools(Module &module, unsigned functionIndex, MemoryPlan strategy,
-                  const CompileOptions &options, DiagnosticEngine &diag) {
+                  const CompileOptions &options, DiagnosticEngine &diag, StorageSizes &sizes) {
   Function &function = module.functions[functionIndex];
-  StorageSizes sizes(module);
   StorageGroups groups = collectGroups(module, function);
 
   // Which groups go in a pool, by device.
@@ -386,17 +408,22 @@ bool placeInPools(Module &module, unsigned functionIndex, MemoryPlan strategy,
   if (byDevice.empty())
     return true;
 
-  // Pool names must not clash with any other name of the wrapper.
-  std::set<std::string, std::less<>> taken;
-  for (const BufferInfo &info : module.buffers)
-    taken.insert(info.name);
-  for (const graph::Kernel &kernel : module.kernels)
-    taken.insert(kernel.name);
-  for (const graph::Symbol &symbol : module.symbols)
-    taken.insert(symbol.name);
-  for (const PoolInfo &pool : module.pools)
-    taken.insert(pool.name);
+  // Pool names must not clash with any other name of the wrapper. Every
+  // candidate starts with the stem, so only such names are collected.
   const std::string_view stem = strategy == MemoryPlan::Pool ? "pool" : "arena";
+  std::set<std::string, std::less<>> taken;
+  auto take = [&](const std::string &name) {
+    if (name.starts_with(stem))
+      taken.insert(name);
+  };
+  for (const BufferInfo &info : module.buffers)
+    take(info.name);
+  for (const graph::Kernel &kernel : module.kernels)
+    take(kernel.name);
+  for (const graph::Symbol &symbol : module.symbols)
+    take(symbol.name);
+  for (const PoolInfo &pool : module.pools)
+    take(pool.name);
   unsigned nextIndex = 0;
   auto freshName = [&] {
     for (;; ++nextIndex) {
@@ -431,10 +458,13 @@ bool placeInPools(Module &module, unsigned functionIndex, MemoryPlan strategy,
     }
   }
 
-  std::vector<std::vector<Line>> before(function.lines.size()), after(function.lines.size());
+  // The pool lines by the line they go before (allocations) or after
+  // (frees), each in the order of the parts.
+  std::vector<std::pair<size_t, PoolId>> allocs, frees;
   std::vector<std::optional<std::pair<PoolId, int64_t>>> placement(groups.groups.size());
   for (const std::vector<uint32_t> &list : parts) {
     plan::Problem problem;
+    problem.requests.reserve(list.size());
     size_t first = SIZE_MAX, last = 0;
     for (uint32_t g : list) {
       const StorageGroup &group = groups.groups[g];
@@ -460,26 +490,33 @@ bool placeInPools(Module &module, unsigned functionIndex, MemoryPlan strategy,
     module.pools.push_back({freshName(), device, result.plan.peak, functionIndex});
     for (size_t r = 0; r < list.size(); ++r)
       placement[list[r]] = std::pair(id, result.plan.offsets[r]);
-    before[first].push_back(PoolAllocateLine{id});
-    after[last].push_back(PoolFreeLine{id});
+    allocs.emplace_back(first, id);
+    frees.emplace_back(last, id);
   }
+  auto byLine = [](const auto &a, const auto &b) { return a.first < b.first; };
+  std::stable_sort(allocs.begin(), allocs.end(), byLine);
+  std::stable_sort(frees.begin(), frees.end(), byLine);
 
-  std::vector<Line> lines;
-  lines.reserve(function.lines.size() + 2 * parts.size());
-  for (size_t i = 0; i < function.lines.size(); ++i) {
-    for (Line &l : before[i])
-      lines.push_back(std::move(l));
-    if (const auto *a = std::get_if<AllocateLine>(&function.lines[i]);
+  // Rewritten in place, from the back: a second vector of lines was a large
+  // part of the peak memory on big graphs.
+  for (Line &line : function.lines)
+    if (const auto *a = std::get_if<AllocateLine>(&line);
         a && placement[groups.groupOf[a->buffer]]) {
       auto [pool, offset] = *placement[groups.groupOf[a->buffer]];
-      lines.push_back(AllocateFromPoolLine{a->buffer, pool, offset});
-    } else {
-      lines.push_back(std::move(function.lines[i]));
+      line = AllocateFromPoolLine{a->buffer, pool, offset};
     }
-    for (Line &l : after[i])
-      lines.push_back(std::move(l));
+  const size_t n = function.lines.size();
+  function.lines.resize(n + allocs.size() + frees.size());
+  size_t w = function.lines.size();
+  size_t nextAlloc = allocs.size(), nextFree = frees.size();
+  for (size_t i = n; i-- > 0 && w != i + 1;) {
+    while (nextFree > 0 && frees[nextFree - 1].first == i)
+      function.lines[--w] = PoolFreeLine{frees[--nextFree].second};
+    if (--w != i)
+      function.lines[w] = std::move(function.lines[i]);
+    while (nextAlloc > 0 && allocs[nextAlloc - 1].first == i)
+      function.lines[--w] = PoolAllocateLine{allocs[--nextAlloc].second};
   }
-  function.lines = std::move(lines);
   return true;
 }
 

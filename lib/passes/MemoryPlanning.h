@@ -11,6 +11,7 @@
 #include "wirc/passes/Pass.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -30,57 +31,50 @@ struct StorageSize {
   int64_t paddedBytes = 0;
   /// The padded bytes as an expression of the size symbols.
   sym::Expr paddedExpr;
+  /// Bytes at the size hints, unpadded: what reuse estimates peaks with. 0
+  /// for an empty tensor or when the hints do not give a size.
+  int64_t bytes = 0;
+  /// Equal for sizes whose element counts print alike: storage reuse
+  /// compares sizes this way (symbolic ones structurally).
+  uint32_t elementsId = 0;
   /// The storage size does not depend on any symbol.
   bool isStatic = false;
   /// The size at the hints was computable and fits int64.
   bool known = false;
 };
 
-/// The storage a layout spans, in elements: 1 + sum((size - 1) * stride),
-/// simplified. Memoized per distinct size and stride: graphs repeat a few
-/// layouts many times, and simplifying is the costly part.
-class ElementsCache {
-public:
-  const sym::Expr &of(const graph::Layout &layout);
-
-private:
-  struct Entry {
-    std::vector<sym::Expr> size, stride;
-    sym::Expr elements;
-  };
-  /// By a hash of the size and stride, so a lookup copies nothing; nodes,
-  /// so the expressions handed out stay where they are.
-  std::unordered_multimap<size_t, Entry> cache;
-};
-
-/// Storage sizes, computed once per buffer.
+/// Storage sizes, computed once per buffer. Sizes handed out stay where
+/// they are.
 class StorageSizes {
 public:
   explicit StorageSizes(const ir::Module &module);
-  const StorageSize &of(ir::BufferId buffer);
+  const StorageSize &of(ir::BufferId buffer) {
+    uint32_t slot = sizeOf[buffer];
+    return slot != kUnknown ? *distinct[slot] : compute(buffer);
+  }
 
 private:
+  static constexpr uint32_t kUnknown = UINT32_MAX;
   const ir::Module &module;
   sym::SymbolValues hints;
-  std::vector<std::optional<StorageSize>> sizes;
-  ElementsCache elements;
-  /// Sizes by what they depend on: the elements (by their entry in
-  /// \c elements), the item size and whether the tensor is empty at the
-  /// hints or statically. Buffers share a few layouts; the padded
-  /// expression is symbolic division.
-  struct MemoKey {
-    const sym::Expr *elements;
+  /// By buffer: the index of its size in \c distinct, or kUnknown.
+  std::vector<uint32_t> sizeOf;
+  /// Buffers share a few layouts: one size per distinct size, stride and
+  /// item size, the only parts of a layout the size depends on. Simplifying
+  /// the extent and the padded bytes is the costly part.
+  std::vector<std::unique_ptr<StorageSize>> distinct;
+  struct Layout {
+    std::vector<sym::Expr> size, stride;
     int64_t itemsize;
-    bool empty, constantZero;
-    bool operator==(const MemoKey &) const = default;
+    uint32_t index; ///< in \c distinct
   };
-  struct MemoKeyHash {
-    size_t operator()(const MemoKey &key) const {
-      return std::hash<const void *>()(key.elements) * 31 + static_cast<size_t>(key.itemsize) * 4 +
-             key.empty * 2 + key.constantZero;
-    }
-  };
-  std::unordered_map<MemoKey, StorageSize, MemoKeyHash> memo;
+  /// By a hash of the size, stride and item size, so a lookup copies
+  /// nothing.
+  std::unordered_multimap<size_t, Layout> layouts;
+  /// Element counts by their printed form, for StorageSize::elementsId.
+  std::unordered_map<std::string, uint32_t> elementsIds;
+
+  const StorageSize &compute(ir::BufferId buffer);
 };
 
 /// The tensor a line gets from a kernel that allocates it (an extern
@@ -125,13 +119,49 @@ struct StorageGroups {
       fn(links[l].member);
   }
 };
-StorageGroups collectGroups(const ir::Module &module, const ir::Function &function);
+
+/// Storage reuse decided but not made (plan-memory's reuse planner): the
+/// allocations that take a freed buffer's storage over, as (alloc line,
+/// freed buffer), and the frees that then go, as (free line, buffer), each
+/// in line order. Made, each allocation becomes a reuse line of the freed
+/// buffer and each free goes.
+struct ReusePlan {
+  std::vector<std::pair<size_t, ir::BufferId>> takeOvers;
+  std::vector<std::pair<size_t, ir::BufferId>> dropped;
+};
+
+/// Calls \p visit(const Line &) on each line of \p function, or with
+/// \p plan, on each line the function would have once the plan is made.
+template <typename Visit>
+void forEachLine(const ir::Function &function, const ReusePlan *plan, Visit &&visit) {
+  const size_t numTakeOvers = plan ? plan->takeOvers.size() : 0;
+  const size_t numDropped = plan ? plan->dropped.size() : 0;
+  size_t t = 0, d = 0;
+  ir::Line reuse; // the line a take-over becomes
+  for (size_t i = 0; i < function.lines.size(); ++i) {
+    const ir::Line *line = &function.lines[i];
+    if (d < numDropped && plan->dropped[d].first == i) {
+      ++d;
+      continue;
+    }
+    if (t < numTakeOvers && plan->takeOvers[t].first == i) {
+      reuse = ir::ReuseLine{plan->takeOvers[t++].second, std::get<ir::AllocateLine>(*line).buffer,
+                            /*deleteOld=*/true, /*inPlace=*/false};
+      line = &reuse;
+    }
+    visit(*line);
+  }
+}
+
+/// With \p plan, the groups the function would have once the plan is made.
+StorageGroups collectGroups(const ir::Module &module, const ir::Function &function,
+                            const ReusePlan *plan = nullptr);
 
 /// Carves the static-size, non-output groups of function \p functionIndex
 /// from one pool per device, placed by \p strategy (pool or arena). Returns
 /// false after reporting a plan that cannot be made.
 bool placeInPools(ir::Module &module, unsigned functionIndex, MemoryPlan strategy,
-                  const CompileOptions &options, DiagnosticEngine &diag);
+                  const CompileOptions &options, DiagnosticEngine &diag, StorageSizes &sizes);
 
 /// The lower bound of function \p functionIndex per device, from its
 /// liveness alone (before any reuse): appends one MemoryPlanStats per device
@@ -146,7 +176,9 @@ void recordPeaks(ir::Module &module, unsigned functionIndex, StorageSizes &sizes
                  MemoryPlan strategy, std::string_view method);
 
 /// The sum over devices of \p function's peak bytes at the size hints.
-int64_t totalPeak(const ir::Module &module, const ir::Function &function, StorageSizes &sizes);
+/// With \p plan, that of the function once the plan is made.
+int64_t totalPeak(const ir::Module &module, const ir::Function &function, StorageSizes &sizes,
+                  const ReusePlan *plan = nullptr);
 
 /// --verify-plan: re-derives every pool's requests from the final lines and
 /// runs the independent checker on them, and checks the figures (every peak

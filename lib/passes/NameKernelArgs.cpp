@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <optional>
@@ -32,10 +33,10 @@ using namespace wirc::ir;
 struct ArgCounters {
   // Every argument of every call is named: spelled without fmt.
   static std::string numbered(std::string_view prefix, unsigned n) {
-    char digits[16];
-    std::string out(prefix);
-    out.append(digits, std::to_chars(digits, digits + sizeof digits, n).ptr);
-    return out;
+    char text[32];
+    std::copy(prefix.begin(), prefix.end(), text);
+    char *end = std::to_chars(text + prefix.size(), text + sizeof text, n).ptr;
+    return std::string(text, end);
   }
 
   unsigned inputs = 0;
@@ -221,9 +222,17 @@ private:
 bool nameKernelArgs(Module &module, PassContext &ctx) {
   bool ok = true;
   PlaceholderFiller placeholders(module, ctx);
-  // The parameters each call passes and those its kernel takes, reused from
-  // call to call.
-  std::vector<std::string_view> passed, expected;
+  // The parameters each call passes, reused from call to call.
+  std::vector<std::string_view> passed;
+  // The parameters a kernel takes from its calls under each config (the
+  // last slot: no config), derived once per kernel and config. A kernel
+  // with placeholders has them filled in by then: its first call fills
+  // them before its signature is checked.
+  struct Expected {
+    bool known = false;
+    std::vector<std::string_view> names;
+  };
+  std::vector<std::vector<Expected>> expectedOf(module.kernels.size());
   for (Function &function : module.functions) {
     for (Line &line : function.lines) {
       auto *call = std::get_if<KernelCallLine>(&line);
@@ -256,12 +265,18 @@ bool nameKernelArgs(Module &module, PassContext &ctx) {
           passed.push_back(arg.param);
       for (const auto &[numel, expr] : call->numels)
         passed.push_back(numel);
-      expected.clear();
-      const graph::KernelConfig *config =
-          call->config < kernel.configs.size() ? &kernel.configs[call->config] : nullptr;
-      for (const graph::KernelParam &param : kernel.signature)
-        if (!config || !config->kwarg(param.name))
-          expected.push_back(param.name);
+      std::vector<Expected> &slots = expectedOf[call->kernel];
+      if (slots.empty())
+        slots.resize(kernel.configs.size() + 1);
+      Expected &expected = slots[std::min<size_t>(call->config, kernel.configs.size())];
+      if (!expected.known) {
+        expected.known = true;
+        const graph::KernelConfig *config =
+            call->config < kernel.configs.size() ? &kernel.configs[call->config] : nullptr;
+        for (const graph::KernelParam &param : kernel.signature)
+          if (!config || !config->kwarg(param.name))
+            expected.names.push_back(param.name);
+      }
       auto list = [](const std::vector<std::string_view> &names) {
         std::string s;
         for (std::string_view n : names) {
@@ -271,10 +286,10 @@ bool nameKernelArgs(Module &module, PassContext &ctx) {
         }
         return s.empty() ? std::string("nothing") : s;
       };
-      if (passed != expected) {
+      if (passed != expected.names) {
         ctx.diag.error(call->origin,
                        fmt::format("call of kernel '{}' passes ({}) but its signature takes ({})",
-                                   kernel.name, list(passed), list(expected)));
+                                   kernel.name, list(passed), list(expected.names)));
         ok = false;
       }
     }

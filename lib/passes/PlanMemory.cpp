@@ -41,6 +41,7 @@ bool mayFree(const BufferInfo &info) {
 
 void planFunction(Module &module, Function &function) {
   const size_t numBuffers = module.buffers.size();
+  const size_t n = function.lines.size();
   std::vector<size_t> lastUse(numBuffers, kNever);
   std::vector<bool> pinned(numBuffers, false); // outputs and what they alias
   std::vector<bool> renamedAway(numBuffers, false); // ended by a reuse line
@@ -49,57 +50,65 @@ void planFunction(Module &module, Function &function) {
     const BufferInfo &info = module.buffers[b];
     return info.kind == BufferKind::View ? info.viewBase : b;
   };
-  auto touch = [&](BufferId b, size_t line) {
-    lastUse[b] = line;
+  size_t i = 0;
+  auto touch = [&](BufferId b) {
+    lastUse[b] = i;
     BufferId base = storageOf(b);
     if (base != b)
-      lastUse[base] = line;
+      lastUse[base] = i;
   };
-
-  for (size_t i = 0; i < function.lines.size(); ++i) {
+  auto touchDef = [&](BufferId b) {
+    if (lastUse[b] == kNever)
+      touch(b);
+  };
+  auto pin = [&](BufferId b) {
+    pinned[b] = true;
+    pinned[storageOf(b)] = true;
+  };
+  for (; i < n; ++i) {
     const Line &line = function.lines[i];
     if (const auto *output = std::get_if<OutputLine>(&line)) {
       for (const Value &v : output->outputs)
-        forEachBuffer(v, [&](BufferId b) {
-          pinned[b] = true;
-          pinned[storageOf(b)] = true;
-        });
+        forEachBuffer(v, pin);
       continue;
     }
-    forEachUse(line, [&](BufferId b) { touch(b, i); });
-    forEachDef(line, [&](BufferId b) {
-      if (lastUse[b] == kNever)
-        touch(b, i);
-    });
+    forEachUse(line, touch);
+    forEachDef(line, touchDef);
     if (const auto *reuse = std::get_if<ReuseLine>(&line); reuse && reuse->deleteOld)
       renamedAway[reuse->old] = true;
   }
 
-  // frees[i]: buffers to free after line i, in id order.
-  std::vector<std::vector<BufferId>> frees(function.lines.size());
-  for (BufferId b = 0; b < numBuffers; ++b) {
+  auto freedAfter = [&](BufferId b) {
     const BufferInfo &info = module.buffers[b];
     if (lastUse[b] == kNever || pinned[b] || renamedAway[b] || !mayFree(info))
-      continue;
+      return kNever;
     if (info.kind == BufferKind::View && pinned[info.viewBase])
-      continue;
-    frees[lastUse[b]].push_back(b);
-  }
+      return kNever;
+    return lastUse[b];
+  };
+  // The buffers to free after line i are frees[end[i - 1], end[i]), in id
+  // order: sorted by counting, not a vector per line.
+  std::vector<uint32_t> end(n + 1, 0);
+  for (BufferId b = 0; b < numBuffers; ++b)
+    if (size_t line = freedAfter(b); line != kNever)
+      ++end[line + 1];
+  for (size_t k = 1; k <= n; ++k)
+    end[k] += end[k - 1];
+  std::vector<BufferId> frees(end[n]);
+  for (BufferId b = 0; b < numBuffers; ++b)
+    if (size_t line = freedAfter(b); line != kNever)
+      frees[end[line]++] = b;
 
   // The free lines go in place, from the back: a second vector of lines was
   // a large part of the peak memory on big graphs, and the vector often has
   // the room already.
-  size_t added = 0;
-  for (const std::vector<BufferId> &list : frees)
-    added += list.size();
-  size_t n = function.lines.size();
-  function.lines.resize(n + added);
-  size_t w = n + added;
-  for (size_t i = n; i-- > 0 && w != i + 1;) {
-    for (size_t k = frees[i].size(); k-- > 0;)
-      function.lines[--w] = FreeLine{frees[i][k]};
-    if (--w != i)
-      function.lines[w] = std::move(function.lines[i]);
+  function.lines.resize(n + frees.size());
+  size_t w = function.lines.size();
+  for (size_t k = n; k-- > 0 && w != k + 1;) {
+    for (size_t f = end[k]; f-- > (k == 0 ? 0 : end[k - 1]);)
+      function.lines[--w] = FreeLine{frees[f]};
+    if (--w != k)
+      function.lines[w] = std::move(function.lines[k]);
   }
 }
 
@@ -107,18 +116,16 @@ void planFunction(Module &module, Function &function) {
 /// each line, for the peak check of a reuse.
 class PeakTree {
 public:
-  // Bottom-up, without recursion: leaves at [size, 2 size), each inner node
-  // holds the maximum of its subtree including the additions pending at it
-  // (`lazy`), which apply to its whole range.
+  // Bottom-up, without recursion: leaves at [size, 2 size). Each inner node
+  // holds the maximum of its subtree plus the additions made to its whole
+  // range (`added`), but not those made to its ancestors' ranges: nothing
+  // is pushed down, queries add the ancestors' additions on the way up.
   explicit PeakTree(const std::vector<int64_t> &values) : n(values.size()) {
     size = 1;
-    height = 0;
-    while (size < n) {
+    while (size < n)
       size *= 2;
-      ++height;
-    }
     maxv.assign(2 * size, kEmpty);
-    lazy.assign(size, 0);
+    added.assign(size, 0);
     for (size_t i = 0; i < n; ++i)
       maxv[size + i] = values[i];
     for (size_t i = size - 1; i > 0; --i)
@@ -126,22 +133,42 @@ public:
   }
 
   /// The maximum over [lo, hi).
-  int64_t max(size_t lo, size_t hi) {
+  int64_t max(size_t lo, size_t hi) const {
     if (lo >= hi)
       return kEmpty;
     size_t l = lo + size, r = hi + size;
-    // With the additions above both ends pushed down, every node the loop
-    // reads holds its true maximum.
-    push(l);
-    push(r - 1);
-    int64_t best = kEmpty;
-    for (; l < r; l >>= 1, r >>= 1) {
-      if (l & 1)
-        best = std::max(best, maxv[l++]);
-      if (r & 1)
-        best = std::max(best, maxv[--r]);
+    // The maxima of the nodes taken on each side so far. After each step up
+    // those of the left side lie under node l - 1 and those of the right
+    // side under node r, whose additions they then take.
+    int64_t left = 0, right = 0;
+    bool anyLeft = false, anyRight = false;
+    while (l < r) {
+      if (l & 1) {
+        left = anyLeft ? std::max(left, maxv[l]) : maxv[l];
+        anyLeft = true;
+        ++l;
+      }
+      if (r & 1) {
+        --r;
+        right = anyRight ? std::max(right, maxv[r]) : maxv[r];
+        anyRight = true;
+      }
+      l >>= 1;
+      r >>= 1;
+      if (anyLeft)
+        left += added[l - 1];
+      if (anyRight)
+        right += added[r];
     }
-    return best;
+    if (anyLeft)
+      for (size_t node = l - 1; node > 1;)
+        left += added[node >>= 1];
+    if (anyRight)
+      for (size_t node = r; node > 1;)
+        right += added[node >>= 1];
+    if (!anyLeft)
+      return right;
+    return anyRight ? std::max(left, right) : left;
   }
 
   /// Adds \p delta over [lo, hi).
@@ -149,102 +176,54 @@ public:
     if (lo >= hi)
       return;
     size_t l = lo + size, r = hi + size;
-    size_t l0 = l, r0 = r - 1;
+    size_t a = l >> 1, b = (r - 1) >> 1;
     for (; l < r; l >>= 1, r >>= 1) {
       if (l & 1)
         apply(l++, delta);
       if (r & 1)
         apply(--r, delta);
     }
-    pull(l0);
-    pull(r0);
+    // The ancestors of both ends, level by level, once where they meet.
+    for (; a != b; a >>= 1, b >>= 1) {
+      maxv[a] = std::max(maxv[2 * a], maxv[2 * a + 1]) + added[a];
+      maxv[b] = std::max(maxv[2 * b], maxv[2 * b + 1]) + added[b];
+    }
+    for (; a > 0; a >>= 1)
+      maxv[a] = std::max(maxv[2 * a], maxv[2 * a + 1]) + added[a];
   }
 
 private:
   static constexpr int64_t kEmpty = INT64_MIN / 4;
-  size_t n, size, height;
-  std::vector<int64_t> maxv, lazy;
+  size_t n, size;
+  std::vector<int64_t> maxv, added; // added[0] stays 0: no node
 
   void apply(size_t node, int64_t delta) {
     maxv[node] += delta;
     if (node < size)
-      lazy[node] += delta;
-  }
-  /// Moves the additions pending on the ancestors of \p node to their
-  /// children, from the root down.
-  void push(size_t node) {
-    for (size_t s = height; s > 0; --s) {
-      size_t i = node >> s;
-      if (lazy[i] != 0) {
-        apply(2 * i, lazy[i]);
-        apply(2 * i + 1, lazy[i]);
-        lazy[i] = 0;
-      }
-    }
-  }
-  /// Recomputes the ancestors of \p node.
-  void pull(size_t node) {
-    for (node >>= 1; node > 0; node >>= 1)
-      maxv[node] = std::max(maxv[2 * node], maxv[2 * node + 1]) + lazy[node];
+      added[node] += delta;
   }
 };
 
-
-/// Turns free-then-allocate pairs into reuse lines, LIFO per key. An
-/// allocation takes a freed buffer's storage over only if \p mayTakeOver
-/// allows it (null: always).
-void reuseBuffers(Module &module, Function &function,
-                  const std::function<bool(BufferId)> &mayTakeOver = nullptr) {
-  const sym::SymbolValues hints = module.hints();
+/// Plans turning free-then-allocate pairs into reuse lines, LIFO per key.
+/// An allocation takes a freed buffer's storage over only if
+/// \p mayTakeOver allows it.
+template <typename MayTakeOver>
+memory::ReusePlan planReuse(Module &module, const Function &function,
+                            memory::StorageSizes &sizes, MayTakeOver &&mayTakeOver) {
+  memory::ReusePlan plan;
   auto reusable = [&](BufferId b) {
     const BufferInfo &info = module.buffer(b);
     return info.kind == BufferKind::Intermediate && !info.isTuple;
   };
-  using Key = std::tuple<int, int, uint8_t, std::string>;
-  // Storage size and reuse key, computed once per buffer.
-  struct Storage {
-    bool known = false;
-    int64_t bytes = 0;
-    Key key;
-  };
-  std::vector<Storage> storage(module.buffers.size());
-  memory::ElementsCache elementsOf;
-  struct Elements {
-    std::optional<int64_t> value; ///< at the hints
-    std::string text;
-  };
-  std::unordered_map<const sym::Expr *, Elements> elementsMemo;
-  auto storageOf = [&](BufferId b) -> const Storage & {
-    Storage &s = storage[b];
-    if (s.known)
-      return s;
-    s.known = true;
-    const BufferInfo &info = module.buffer(b);
-    const sym::Expr &elements = elementsOf.of(info.layout);
-    std::string error;
-    bool empty = false;
-    for (const sym::Expr &size : info.layout.size)
-      if (auto v = sym::evaluate(size, hints, error); v && *v == 0)
-        empty = true;
-    // Buffers share a few element counts (the cache hands out one
-    // expression each): evaluate and print each once.
-    auto [it, inserted] = elementsMemo.try_emplace(&elements);
-    if (inserted) {
-      it->second.value = sym::evaluate(elements, hints, error);
-      it->second.text = sym::toString(elements);
-    }
-    if (it->second.value && !empty)
-      s.bytes = *it->second.value * graph::dtypeSize(info.layout.dtype);
-    s.key = Key{static_cast<int>(info.layout.device.kind), info.layout.device.index,
-                static_cast<uint8_t>(info.layout.dtype), it->second.text};
-    return s;
-  };
-  auto bytesAtHints = [&](BufferId b) { return storageOf(b).bytes; };
+  auto bytesAtHints = [&](BufferId b) { return sizes.of(b).bytes; };
 
   // Bytes live after each line, at the size hints.
-  std::vector<int64_t> live(function.lines.size(), 0);
+  const size_t n = function.lines.size();
+  if (n == 0)
+    return plan;
+  std::vector<int64_t> live(n, 0);
   int64_t current = 0;
-  for (size_t i = 0; i < function.lines.size(); ++i) {
+  for (size_t i = 0; i < n; ++i) {
     if (const auto *a = std::get_if<AllocateLine>(&function.lines[i]))
       current += bytesAtHints(a->buffer);
     // A tensor an extern kernel returns is live too: its free below
@@ -256,48 +235,121 @@ void reuseBuffers(Module &module, Function &function,
       current -= bytesAtHints(f->buffer);
     live[i] = current;
   }
-  if (live.empty())
-    return;
   int64_t peak = *std::max_element(live.begin(), live.end());
   PeakTree tree(live);
 
-  std::map<Key, std::vector<std::pair<BufferId, size_t>>> pool; // key -> (buffer, free line)
-  auto keyOf = [&](BufferId b) -> const Key & { return storageOf(b).key; };
-  std::vector<bool> dropLine(function.lines.size(), false);
-  for (size_t i = 0; i < function.lines.size(); ++i) {
-    Line &line = function.lines[i];
+  // Storage changes hands within one key: the same device, dtype and
+  // element count. Keys are numbered as they are met; freed buffers wait
+  // on a stack per key as (buffer, free line).
+  struct Key {
+    int deviceKind;
+    int deviceIndex;
+    uint8_t dtype;
+    uint32_t elements;
+    bool operator==(const Key &) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key &k) const {
+      return (static_cast<size_t>(k.elements) * 1000003u ^ static_cast<size_t>(k.dtype) * 131u) ^
+             (static_cast<size_t>(k.deviceIndex) * 8191u + static_cast<size_t>(k.deviceKind));
+    }
+  };
+  std::unordered_map<Key, uint32_t, KeyHash> keyIds;
+  std::vector<std::vector<std::pair<BufferId, size_t>>> pool;
+  auto keyOf = [&](BufferId b) {
+    const graph::Layout &layout = module.buffer(b).layout;
+    Key key{static_cast<int>(layout.device.kind), layout.device.index,
+            static_cast<uint8_t>(layout.dtype), sizes.of(b).elementsId};
+    auto [it, inserted] = keyIds.try_emplace(key, static_cast<uint32_t>(pool.size()));
+    if (inserted)
+      pool.emplace_back();
+    return it->second;
+  };
+  std::vector<bool> dropped(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    const Line &line = function.lines[i];
     if (const auto *f = std::get_if<FreeLine>(&line); f && reusable(f->buffer)) {
       pool[keyOf(f->buffer)].emplace_back(f->buffer, i);
       continue;
     }
     const auto *a = std::get_if<AllocateLine>(&line);
-    if (!a || !reusable(a->buffer) || (mayTakeOver && !mayTakeOver(a->buffer)))
+    if (!a || !reusable(a->buffer) || !mayTakeOver(a->buffer))
       continue;
-    auto it = pool.find(keyOf(a->buffer));
-    if (it == pool.end() || it->second.empty())
+    std::vector<std::pair<BufferId, size_t>> &freed = pool[keyOf(a->buffer)];
+    if (freed.empty())
       continue;
-    auto [old, freeLine] = it->second.back();
+    auto [old, freeLine] = freed.back();
     int64_t bytes = bytesAtHints(old);
     // Keeping the old storage alive from its free to here must not raise
     // the peak.
     if (tree.max(freeLine, i) + bytes > peak)
       continue;
-    it->second.pop_back();
+    freed.pop_back();
     tree.add(freeLine, i, bytes);
-    dropLine[freeLine] = true;
-    line = ReuseLine{old, a->buffer, /*deleteOld=*/true, /*inPlace=*/false};
+    plan.takeOvers.emplace_back(i, old);
+    dropped[freeLine] = true;
+  }
+  plan.dropped.reserve(plan.takeOvers.size());
+  for (size_t i = 0; i < n; ++i)
+    if (dropped[i])
+      plan.dropped.emplace_back(i, std::get<FreeLine>(function.lines[i]).buffer);
+  return plan;
+}
+
+/// Makes \p plan: its allocations become reuse lines and its frees go.
+void applyReuse(Function &function, const memory::ReusePlan &plan) {
+  for (const auto &[line, old] : plan.takeOvers) {
+    BufferId buffer = std::get<AllocateLine>(function.lines[line]).buffer;
+    function.lines[line] = ReuseLine{old, buffer, /*deleteOld=*/true, /*inPlace=*/false};
   }
   // Compacted in place: a second vector of lines was a large part of the
   // peak memory on big graphs.
-  size_t kept = 0;
-  for (size_t i = 0; i < function.lines.size(); ++i)
-    if (!dropLine[i]) {
-      if (kept != i)
-        function.lines[kept] = std::move(function.lines[i]);
-      ++kept;
+  size_t kept = 0, d = 0;
+  for (size_t i = 0; i < function.lines.size(); ++i) {
+    if (d < plan.dropped.size() && plan.dropped[d].first == i) {
+      ++d;
+      continue;
     }
+    if (kept != i)
+      function.lines[kept] = std::move(function.lines[i]);
+    ++kept;
+  }
   function.lines.erase(function.lines.begin() + static_cast<std::ptrdiff_t>(kept),
                        function.lines.end());
+}
+
+/// Takes back \p plan, made on \p function, and the pools from
+/// \p firstPool on carved from it since: the lines before the plan.
+void undoReuse(Function &function, const memory::ReusePlan &plan, PoolId firstPool) {
+  std::vector<Line> lines;
+  lines.reserve(function.lines.size() + plan.dropped.size());
+  size_t t = 0, d = 0;
+  for (Line &line : function.lines) {
+    while (d < plan.dropped.size() && plan.dropped[d].first == lines.size())
+      lines.push_back(FreeLine{plan.dropped[d++].second});
+    if (const auto *p = std::get_if<PoolAllocateLine>(&line); p && p->pool >= firstPool)
+      continue;
+    if (const auto *p = std::get_if<PoolFreeLine>(&line); p && p->pool >= firstPool)
+      continue;
+    if (t < plan.takeOvers.size() && plan.takeOvers[t].first == lines.size()) {
+      lines.push_back(AllocateLine{std::get<ReuseLine>(line).reusedAs});
+      ++t;
+    } else if (const auto *a = std::get_if<AllocateFromPoolLine>(&line);
+               a && a->pool >= firstPool) {
+      lines.push_back(AllocateLine{a->buffer});
+    } else {
+      lines.push_back(std::move(line));
+    }
+  }
+  while (d < plan.dropped.size())
+    lines.push_back(FreeLine{plan.dropped[d++].second});
+  function.lines = std::move(lines);
+}
+
+constexpr auto always = [](BufferId) { return true; };
+
+void reuseBuffers(Module &module, Function &function, memory::StorageSizes &sizes) {
+  applyReuse(function, planReuse(module, function, sizes, always));
 }
 
 } // namespace
@@ -337,47 +389,54 @@ std::string formatMemoryStats(const Module &module) {
 bool planMemory(Module &module, PassContext &ctx) {
   const MemoryPlan strategy = ctx.options.memoryPlan;
   module.memoryStats.clear();
+  // Layouts do not change here: one size per buffer for every function and
+  // strategy.
+  memory::StorageSizes sizes(module);
   for (unsigned f = 0; f < module.functions.size(); ++f) {
     Function &function = module.functions[f];
     planFunction(module, function);
-    memory::StorageSizes sizes(module);
     memory::recordLowerBounds(module, f, sizes, ctx.options.symbolicStats);
     std::string_view method = memoryPlanName(strategy);
     switch (strategy) {
     case MemoryPlan::None:
       break;
     case MemoryPlan::Reuse:
-      reuseBuffers(module, function);
+      reuseBuffers(module, function, sizes);
       break;
     case MemoryPlan::Pool:
       // Inductor's pool planner works on the lines its reuse planner left:
       // a reuse chain is one allocation.
-      reuseBuffers(module, function);
-      if (!memory::placeInPools(module, f, strategy, ctx.options, ctx.diag))
+      reuseBuffers(module, function, sizes);
+      if (!memory::placeInPools(module, f, strategy, ctx.options, ctx.diag, sizes))
         return false;
       break;
     case MemoryPlan::Arena: {
-      // Reuse planned alone, kept as the fallback.
-      Function reused = function;
-      reuseBuffers(module, reused);
+      // Reuse planned alone, kept as the fallback. It is measured without
+      // being made: a copy of the lines to make it on was most of this
+      // strategy's time.
+      memory::ReusePlan alone = planReuse(module, function, sizes, always);
+      const int64_t reusePeak = memory::totalPeak(module, function, sizes, &alone);
       // The arena places static-size intermediates. Buffers of symbolic
       // size keep reuse, and so do the reuse chains that end in an output:
       // an output that takes a dead intermediate's storage over costs no
       // bytes, while an arena alive next to it would.
-      memory::StorageGroups chains = memory::collectGroups(module, reused);
+      memory::StorageGroups chains = memory::collectGroups(module, function, &alone);
       const size_t numPools = module.pools.size();
-      reuseBuffers(module, function, [&](BufferId b) {
+      memory::ReusePlan arena = planReuse(module, function, sizes, [&](BufferId b) {
         uint32_t g = chains.groupOf[b];
         return !sizes.of(b).isStatic || (g != memory::kNoGroup && chains.groups[g].pinned);
       });
-      if (!memory::placeInPools(module, f, strategy, ctx.options, ctx.diag))
+      chains = {};
+      applyReuse(function, arena);
+      if (!memory::placeInPools(module, f, strategy, ctx.options, ctx.diag, sizes))
         return false;
       // The arena never costs more than reuse: where its peak at the size
       // hints is higher, the function keeps the reuse plan. (Carving reuse
       // chains into arenas instead, as the pool strategy does, never won on
       // the corpus or the property tests, so it is not tried.)
-      if (memory::totalPeak(module, reused, sizes) < memory::totalPeak(module, function, sizes)) {
-        function = std::move(reused);
+      if (reusePeak < memory::totalPeak(module, function, sizes)) {
+        undoReuse(function, arena, static_cast<PoolId>(numPools));
+        applyReuse(function, alone);
         module.pools.resize(numPools);
         method = "reuse";
       }

@@ -289,9 +289,74 @@ std::string_view lineKindName(const Line &line);
 
 /// Calls \p fn(BufferId) for every buffer a line reads or writes, except
 /// those it defines (its allocation, its result). Frees count as uses.
-void forEachUse(const Line &line, const std::function<void(BufferId)> &fn);
+/// (Templates: passes walk every line with them, and a std::function call
+/// per buffer was much of their time.)
+template <typename Fn> void forEachUse(const Line &line, Fn &&fn) {
+  auto values = [&](const std::vector<Value> &list) {
+    for (const Value &v : list)
+      forEachBuffer(v, fn);
+  };
+  std::visit(Overloaded{
+                 [&](const FreeLine &l) { fn(l.buffer); },
+                 [&](const ReuseLine &l) { fn(l.old); },
+                 [&](const KernelCallLine &l) {
+                   for (const CallArg &arg : l.args)
+                     if (arg.role != graph::ArgRole::Removed)
+                       forEachBuffer(arg.value, fn);
+                 },
+                 [&](const ExternKernelOutLine &l) {
+                   values(l.args);
+                   for (const auto &kv : l.kwargs)
+                     forEachBuffer(kv.second, fn);
+                   forEachBuffer(l.out, fn);
+                 },
+                 [&](const ExternKernelAllocLine &l) {
+                   values(l.args);
+                   for (const auto &kv : l.kwargs)
+                     forEachBuffer(kv.second, fn);
+                   for (BufferId id : l.mutated)
+                     fn(id);
+                 },
+                 [&](const MultiOutputLine &l) { fn(l.source); },
+                 [&](const ReinterpretViewLine &l) { fn(l.base); },
+                 [&](const AssertSizeStrideLine &l) { fn(l.buffer); },
+                 [&](const SymbolBindingLine &l) {
+                   if (l.source == SymbolBindingLine::Source::Size ||
+                       l.source == SymbolBindingLine::Source::Stride)
+                     fn(l.tensor);
+                 },
+                 [&](const CondLine &l) {
+                   forEachBuffer(l.predicate, fn);
+                   values(l.operands);
+                 },
+                 [&](const OutputLine &l) { values(l.outputs); },
+                 [](const auto &) {},
+             },
+             line);
+}
+
 /// Calls \p fn(BufferId) for every buffer a line defines.
-void forEachDef(const Line &line, const std::function<void(BufferId)> &fn);
+template <typename Fn> void forEachDef(const Line &line, Fn &&fn) {
+  std::visit(Overloaded{
+                 [&](const AllocateLine &l) { fn(l.buffer); },
+                 [&](const AllocateFromPoolLine &l) { fn(l.buffer); },
+                 [&](const ReuseLine &l) { fn(l.reusedAs); },
+                 [&](const ExternKernelAllocLine &l) {
+                   if (l.result != kNoBuffer)
+                     fn(l.result);
+                 },
+                 [&](const MultiOutputLine &l) { fn(l.result); },
+                 [&](const ReinterpretViewLine &l) { fn(l.view); },
+                 [&](const CondLine &l) {
+                   for (BufferId id : l.results)
+                     fn(id);
+                   if (l.tupleResult != kNoBuffer)
+                     fn(l.tupleResult);
+                 },
+                 [](const auto &) {},
+             },
+             line);
+}
 
 struct Function {
   std::string name;
