@@ -538,8 +538,20 @@ private:
     return member;
   }
 
-  /// A string's text, a view of the document.
-  std::optional<std::string_view> getString(const Json &value, const Ptr &pointer) {
+  /// A string's text, a view of the document. Strings are read by the
+  /// million: the problems are reported out of line.
+  [[gnu::always_inline]] std::optional<std::string_view> getString(const Json &value,
+                                                                   const Ptr &pointer) {
+    if (value.is_string()) {
+      std::string_view text = value.str();
+      if (text.size() <= limits.maxStringBytes)
+        return text;
+    }
+    return badString(value, pointer);
+  }
+
+  [[gnu::noinline]] std::optional<std::string_view> badString(const Json &value,
+                                                              const Ptr &pointer) {
     if (!value.is_string()) {
       expectType(value, pointer, Json::value_t::string, "a string");
       return std::nullopt;

@@ -19,7 +19,8 @@ class Parser {
 public:
   Parser(std::string_view text, unsigned maxDepth, Document &doc)
       : begin(text.data()), end(text.data() + text.size()), p(text.data()),
-        maxDepth(maxDepth), doc(doc) {}
+        maxDepth(maxDepth), doc(doc),
+        loadLimit(text.size() >= 16 ? reinterpret_cast<uintptr_t>(end - 16) : 0) {}
 
   bool run(ParseError &error) {
     // Upper estimates: untouched capacity costs address space, not memory.
@@ -44,6 +45,8 @@ private:
   const char *p;
   unsigned maxDepth;
   Document &doc;
+  /// The last address that sixteen bytes of the text can be loaded from.
+  uintptr_t loadLimit;
   size_t errorPos = 0;
   std::string errorMessage;
   PodArray<uint32_t> scratch; ///< children of the containers being parsed
@@ -119,18 +122,26 @@ private:
     return q;
   }
 
+#ifdef __SSE2__
+  /// A bit for each of the sixteen bytes at \p at that a string does not
+  /// copy as it is ('"', '\\', control bytes, non-ASCII). A signed compare
+  /// below 0x20 also catches the non-ASCII bytes (0x80 and up are negative).
+  static unsigned specialBytes(const char *at) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(at));
+    __m128i special = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+                                   _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+    return static_cast<unsigned>(_mm_movemask_epi8(special));
+  }
+#endif
+
   /// The first byte at or after \p at that a string does not copy as it is
   /// ('"', '\\', control bytes, non-ASCII), or the end.
   [[gnu::always_inline]] const char *plainRun(const char *at) const {
 #ifdef __SSE2__
-    // Sixteen bytes a step; a signed compare below 0x20 also catches the
-    // non-ASCII bytes (0x80 and up are negative).
+    // Sixteen bytes a step.
     while (end - at >= 16) {
-      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(at));
-      __m128i special = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
-                                     _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                                                  _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
-      if (unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(special)))
+      if (unsigned mask = specialBytes(at))
         return at + std::countr_zero(mask);
       at += 16;
     }
@@ -412,12 +423,13 @@ private:
   }
 
   /// A bit for a member name such that equal names have equal bits (from
-  /// length, first and last byte): an object whose names all have distinct
-  /// bits has no duplicates, and most objects are checked by that alone.
+  /// length, first and last byte, which tell the graph format's names in
+  /// one object apart): an object whose names all have distinct bits has no
+  /// duplicates, and most objects are checked by that alone.
   static uint64_t signatureBit(std::string_view k) {
-    size_t sig = k.size() * 7;
+    size_t sig = k.size();
     if (!k.empty())
-      sig += static_cast<unsigned char>(k[0]) + static_cast<unsigned char>(k.back()) * 3u;
+      sig += (static_cast<unsigned char>(k[0]) + static_cast<unsigned char>(k.back())) * 3u;
     return uint64_t(1) << (sig & 63);
   }
 
@@ -454,38 +466,151 @@ private:
     return true;
   }
 
-
-  /// A string at \p q (its opening quote): the common case, no escapes and
-  /// nothing but printable ASCII, in line; the rest through parseString.
+  /// A string at \p q (its opening quote); \p q moves past it. Names and
+  /// most values are short and plain: one load finds their closing quote in
+  /// line. The rest take the long way, out of line.
   [[gnu::always_inline]] bool scanString(const char *&q, std::string_view &out) {
+#ifdef __SSE2__
     const char *start = q + 1;
-    const char *run = plainRun(start);
-    if (run != end && *run == '"' && static_cast<size_t>(run - start) <= UINT32_MAX) {
-      out = std::string_view(start, static_cast<size_t>(run - start));
-      q = run + 1;
-      return true;
+    if (reinterpret_cast<uintptr_t>(start) <= loadLimit) {
+      if (unsigned mask = specialBytes(start)) {
+        const char *at = start + std::countr_zero(mask);
+        if (*at == '"') {
+          out = std::string_view(start, static_cast<size_t>(at - start));
+          q = at + 1;
+          return true;
+        }
+      }
     }
+#endif
     p = q;
-    bool ok = parseString(out);
+    if (!longString())
+      return false;
     q = p;
-    return ok;
+    out = parsed;
+    return true;
   }
 
-  /// One pass over the document with an explicit stack of open containers:
-  /// the position stays in a register and no value costs a call.
+  /// The string at p into `parsed`.
+  [[gnu::noinline]] bool longString() {
+    std::string_view s;
+    if (!parseString(s))
+      return false;
+    parsed = s;
+    return true;
+  }
+  std::string_view parsed;
+
+  /// Grows \p array, of which \p used records are in use, to twice that;
+  /// sets \p capacity and returns where its records now are.
+  template <typename T>
+  [[gnu::noinline]] static T *grow(PodArray<T> &array, size_t used, size_t &capacity) {
+    array.resize(used);
+    array.reserve(std::max<size_t>(used * 2, 64));
+    capacity = used + array.capacityLeft();
+    return array.data();
+  }
+  // Capacities of the arrays that scan() appends to; its counts and
+  // positions stay in locals.
+  size_t nodeCapacity = 0;
+  size_t pendingCapacity = 0;
+  size_t elementCapacity = 0;
+  size_t stackCapacity = 0;
+
+  bool tooDeep() {
+    return fail(fmt::format("JSON nesting is deeper than the limit of {}", maxDepth));
+  }
+
+  /// Copies \p n records; most containers have a few, which a call to
+  /// memcpy would cost more than.
+  template <typename T>
+  [[gnu::always_inline]] static void copySmall(T *to, const T *from, size_t n) {
+    if (n * sizeof(T) > 128) {
+      std::memcpy(static_cast<void *>(to), from, n * sizeof(T));
+      return;
+    }
+    char *d = reinterpret_cast<char *>(to);
+    const char *s = reinterpret_cast<const char *>(from);
+    size_t bytes = n * sizeof(T);
+    // Eight-byte words, the last one possibly overlapping (records are at
+    // least four bytes; a single four-byte record is copied alone).
+    if (bytes >= 8) {
+      for (size_t i = 0; i + 8 < bytes; i += 8) {
+        uint64_t w;
+        std::memcpy(&w, s + i, 8);
+        std::memcpy(d + i, &w, 8);
+      }
+      uint64_t w;
+      std::memcpy(&w, s + bytes - 8, 8);
+      std::memcpy(d + bytes - 8, &w, 8);
+    } else if (bytes) {
+      uint32_t w;
+      std::memcpy(&w, s, 4);
+      std::memcpy(d, &w, 4);
+    }
+  }
+
+  /// An open array or object.
+  struct Frame {
+    uint32_t node; ///< the container's record
+    uint32_t base; ///< its first entry in scratch or memberScratch
+    bool object;
+    /// Objects: two member names share a signature bit (see signatureBit);
+    /// only then are names compared.
+    bool collision;
+    uint64_t seen; ///< signature bits of the member names so far
+  };
+  PodArray<Frame> frames;
+
+  /// What a byte can start.
+  enum : uint8_t { kBad, kBlank, kObject, kArray, kString, kNumber, kLiteral };
+  static constexpr std::array<uint8_t, 256> kStart = [] {
+    std::array<uint8_t, 256> start{};
+    start[' '] = start['\n'] = start['\r'] = start['\t'] = kBlank;
+    start['{'] = kObject;
+    start['['] = kArray;
+    start['"'] = kString;
+    start['-'] = kNumber;
+    for (unsigned c = '0'; c <= '9'; ++c)
+      start[c] = kNumber;
+    start['t'] = start['f'] = start['n'] = kLiteral;
+    return start;
+  }();
+
+  /// One pass over the document with an explicit stack of open containers.
+  /// The position, the stack top and the ends of the arrays being appended
+  /// to live in locals, so that stores into records do not make the compiler
+  /// reload them, and no value costs a call.
   bool scan() {
     const char *q = p;
     const char *const e = end;
-    struct Frame {
-      uint32_t node; ///< the container's record
-      uint32_t base; ///< its first entry in scratch or memberScratch
-      bool object;
-      /// Objects: two member names share a signature bit (see
-      /// signatureBit); only then are names compared.
-      bool collision;
-      uint64_t seen; ///< signature bits of the member names so far
+    Document::Node *nodes = doc.nodes.data();
+    size_t nodeCount = doc.nodes.size();
+    nodeCapacity = nodeCount + doc.nodes.capacityLeft();
+    Document::MemberRef *pending = memberScratch.data();
+    size_t pendingCount = memberScratch.size();
+    pendingCapacity = pendingCount + memberScratch.capacityLeft();
+    uint32_t *elements = scratch.data();
+    size_t elementCount = scratch.size();
+    elementCapacity = elementCount + scratch.capacityLeft();
+    Frame *stack = frames.data();
+    size_t depth = 0;
+    stackCapacity = frames.capacityLeft();
+    Frame *top = nullptr;
+
+    // A new record, numbered in document order.
+    auto newNode = [&](value_t type) __attribute__((always_inline)) -> Document::Node & {
+      if (nodeCount == nodeCapacity) [[unlikely]] {
+        nodes = grow(doc.nodes, nodeCount, nodeCapacity);
+      }
+      Document::Node &node = nodes[nodeCount++];
+      node.type = type;
+      node.boolean = false;
+      node.count = 0;
+      node.i = 0;
+      node.data = nullptr;
+      return node;
     };
-    std::vector<Frame> stack;
     // Between tokens there is mostly nothing or one byte (a space after ':',
     // a newline in compact documents): test those in line. Where a token
     // must follow, its byte is tested first and whitespace skipped only if
@@ -498,71 +623,76 @@ private:
           q = skipSpaceRun(q);
       }
     };
-    // Errors report the offset of q.
-    auto failHere = [&](auto makeMessage) {
-      p = q;
-      return fail(makeMessage());
-    };
-    auto open = [&](value_t type, size_t base) {
-      uint32_t n = static_cast<uint32_t>(doc.nodes.size());
+    auto open = [&](value_t type, size_t base) __attribute__((always_inline)) {
+      if (depth == stackCapacity) [[unlikely]] {
+        stack = grow(frames, depth, stackCapacity);
+      }
+      top = stack + depth++;
+      *top = {static_cast<uint32_t>(nodeCount), static_cast<uint32_t>(base),
+              type == value_t::object, false, 0};
       newNode(type);
-      stack.push_back({n, static_cast<uint32_t>(base), type == value_t::object, false, 0});
       ++q;
+    };
+    auto close = [&]() __attribute__((always_inline)) {
+      --depth;
+      top = depth ? stack + depth - 1 : nullptr;
+    };
+    auto pushElement = [&]() __attribute__((always_inline)) {
+      if (elementCount == elementCapacity) [[unlikely]] {
+        elements = grow(scratch, elementCount, elementCapacity);
+      }
+      elements[elementCount++] = static_cast<uint32_t>(nodeCount);
     };
 
   value:
     // At a value or the whitespace before it.
-    if (q == e)
-      return failHere([] { return std::string("unexpected end of input; expected a value"); });
-    switch (*q) {
-    case ' ':
-    case '\n':
-    case '\r':
-    case '\t':
+    if (q == e) {
+      p = q;
+      return fail("unexpected end of input; expected a value");
+    }
+    switch (kStart[static_cast<unsigned char>(*q)]) {
+    case kBlank:
       if (q + 1 != e && !isSpace(q[1]))
         ++q;
       else
         q = skipSpaceRun(q);
       goto value;
-    case '{':
-      if (stack.size() + 1 > maxDepth)
-        return failHere([&] {
-          return fmt::format("JSON nesting is deeper than the limit of {}", maxDepth);
-        });
-      open(value_t::object, memberScratch.size());
+    case kObject:
+      if (depth + 1 > maxDepth) {
+        p = q;
+        return tooDeep();
+      }
+      open(value_t::object, pendingCount);
       space();
       if (q != e && *q == '}') {
         ++q;
-        stack.pop_back();
+        close();
         goto next;
       }
       goto member;
-    case '[':
-      if (stack.size() + 1 > maxDepth)
-        return failHere([&] {
-          return fmt::format("JSON nesting is deeper than the limit of {}", maxDepth);
-        });
-      open(value_t::array, scratch.size());
+    case kArray:
+      if (depth + 1 > maxDepth) {
+        p = q;
+        return tooDeep();
+      }
+      open(value_t::array, elementCount);
       space();
       if (q != e && *q == ']') {
         ++q;
-        stack.pop_back();
+        close();
         goto next;
       }
-      scratch.push_back(static_cast<uint32_t>(doc.nodes.size()));
+      pushElement();
       goto value;
-    case '"': {
-      // The record first: records are numbered in document order.
-      Document::Node &node = newNode(value_t::string);
+    case kString: {
+      // Nothing else makes a record before the string's is complete.
       std::string_view s;
       if (!scanString(q, s))
         return false;
-      node.setText(s);
+      newNode(value_t::string).setText(s);
       goto next;
     }
-    case 't':
-    case 'f':
-    case 'n': {
+    case kLiteral: {
       Document::Node &node = newNode(*q == 'n' ? value_t::null : value_t::boolean);
       node.boolean = *q == 't';
       p = q;
@@ -571,9 +701,7 @@ private:
       q = p;
       goto next;
     }
-    case '-':
-    case '0': case '1': case '2': case '3': case '4':
-    case '5': case '6': case '7': case '8': case '9': {
+    case kNumber: {
       // Plain integers of up to 18 digits (no overflow) in line; the rest,
       // and every malformed number, through parseNumber.
       const char *start = q;
@@ -595,10 +723,15 @@ private:
           goto next;
         }
       }
+      // parseNumber appends its record through doc.nodes.
+      doc.nodes.resize(nodeCount);
       p = q;
       if (!parseNumber())
         return false;
       q = p;
+      nodes = doc.nodes.data();
+      nodeCount = doc.nodes.size();
+      nodeCapacity = nodeCount + doc.nodes.capacityLeft();
       goto next;
     }
     default:
@@ -629,21 +762,38 @@ private:
       ++q;
       // The value is the next record; entries of objects inside it go after
       // this one in memberScratch and leave before the object closes.
-      Frame &frame = stack.back();
       uint64_t bit = signatureBit(key);
-      frame.collision |= (frame.seen & bit) != 0;
-      frame.seen |= bit;
-      memberScratch.push_back({key.data(), static_cast<uint32_t>(key.size()),
-                               static_cast<uint32_t>(doc.nodes.size())});
-      goto value;
+      top->collision |= (top->seen & bit) != 0;
+      top->seen |= bit;
+      if (pendingCount == pendingCapacity) [[unlikely]] {
+        pending = grow(memberScratch, pendingCount, pendingCapacity);
+      }
+      pending[pendingCount++] = {key.data(), static_cast<uint32_t>(key.size()),
+                                 static_cast<uint32_t>(nodeCount)};
+      // Most values are strings, followed at once by the next member;
+      // indented documents put one space before them.
+      if (q == e || *q != '"') {
+        if (q != e && *q == ' ')
+          ++q;
+        if (q == e || *q != '"')
+          goto value;
+      }
+      std::string_view s;
+      if (!scanString(q, s))
+        return false;
+      newNode(value_t::string).setText(s);
+      if (q != e && *q == ',') {
+        ++q;
+        goto member;
+      }
+      goto next;
     }
 
   next:
     // After a value: close containers or go on to the next entry.
-    while (!stack.empty()) {
+    while (top) {
       space();
-      Frame &frame = stack.back();
-      if (frame.object) {
+      if (top->object) {
         if (q != e && *q == ',') {
           ++q;
           goto member;
@@ -655,20 +805,22 @@ private:
         }
         ++q;
         // Duplicate names are ambiguous: reject them rather than pick one.
-        if (frame.collision) {
+        if (top->collision) {
           p = q;
-          if (!checkDuplicateKeys(frame.base))
+          memberScratch.resize(pendingCount);
+          if (!checkDuplicateKeys(top->base))
             return false;
         }
-        Document::Node &node = doc.nodes[frame.node];
+        size_t count = pendingCount - top->base;
+        Document::Node &node = nodes[top->node];
         node.first = static_cast<uint32_t>(doc.members.size());
-        node.count = static_cast<uint32_t>(memberScratch.size() - frame.base);
-        doc.members.append(memberScratch.data() + frame.base, node.count);
-        memberScratch.resize(frame.base);
+        node.count = static_cast<uint32_t>(count);
+        copySmall(doc.members.extend(count), pending + top->base, count);
+        pendingCount = top->base;
       } else {
         if (q != e && *q == ',') {
           ++q;
-          scratch.push_back(static_cast<uint32_t>(doc.nodes.size()));
+          pushElement();
           goto value;
         }
         if (q == e || *q != ']') {
@@ -677,14 +829,18 @@ private:
               fmt::format("unexpected {}; expected ',' or ']' in an array", describe()));
         }
         ++q;
-        Document::Node &node = doc.nodes[frame.node];
+        size_t count = elementCount - top->base;
+        Document::Node &node = nodes[top->node];
         node.first = static_cast<uint32_t>(doc.children.size());
-        node.count = static_cast<uint32_t>(scratch.size() - frame.base);
-        doc.children.append(scratch.data() + frame.base, node.count);
-        scratch.resize(frame.base);
+        node.count = static_cast<uint32_t>(count);
+        copySmall(doc.children.extend(count), elements + top->base, count);
+        elementCount = top->base;
       }
-      stack.pop_back();
+      close();
     }
+    doc.nodes.resize(nodeCount);
+    memberScratch.resize(pendingCount);
+    scratch.resize(elementCount);
     p = q;
     return true;
   }

@@ -38,7 +38,7 @@ struct ParseError {
 
 /// True if \p a and \p b hold the same bytes. Names and keys are short:
 /// compared in place with word loads rather than through memcmp.
-inline bool sameText(std::string_view a, std::string_view b) {
+[[gnu::always_inline]] inline bool sameText(std::string_view a, std::string_view b) {
   size_t n = a.size();
   if (n != b.size())
     return false;
@@ -78,6 +78,7 @@ public:
   ~PodArray() { std::free(items); }
 
   size_t size() const { return count; }
+  size_t capacityLeft() const { return capacity - count; }
   T &operator[](size_t i) { return items[i]; }
   const T &operator[](size_t i) const { return items[i]; }
   T *data() { return items; }
@@ -100,7 +101,15 @@ public:
     std::memcpy(static_cast<void *>(items + count), from, n * sizeof(T));
     count += n;
   }
-  void resize(size_t n) { count = n; } ///< shrinking only
+  /// \p n new records at the end, not initialized.
+  T *extend(size_t n) {
+    if (capacity - count < n)
+      grow(std::max(capacity * 2, count + n));
+    T *at = items + count;
+    count += n;
+    return at;
+  }
+  void resize(size_t n) { count = n; } ///< within the capacity only
 
 private:
   [[gnu::noinline]] void grow(size_t n) {
