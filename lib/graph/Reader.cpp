@@ -394,6 +394,8 @@ struct NameSite {
   std::string_view base;
   NameTable table = NameTable::Symbols;
   uint32_t index = 0;
+  /// A graph's tensor: its index as Graph.h's kNoTensor describes it.
+  uint32_t tensor = kNoTensor;
 
   std::string str() const {
     static constexpr std::string_view kTables[] = {"symbols", "kernels", "subgraphs", "inputs",
@@ -430,6 +432,8 @@ private:
   NameMap<NameSite> globalNames;
   /// Kernel name (its text in the document) to index in doc->kernels.
   NameMap<uint32_t> kernelIndex;
+  /// The names of the graph whose nodes and outputs are being read.
+  const NameMap<NameSite> *graphNames = nullptr;
 
   // Diagnostics located by a lazily spelled JSON Pointer.
   void error(const Ptr &pointer, std::string message) {
@@ -609,6 +613,21 @@ private:
     }
     validNames.insert(*name, true);
     return name;
+  }
+
+  /// getName for a reference to a tensor of the graph being read, which
+  /// also resolves it into \p id. A name the graph defines was checked
+  /// there: one lookup does both.
+  std::optional<std::string_view> getTensorName(const Json &value, const Ptr &pointer,
+                                                uint32_t &id) {
+    if (graphNames && value.is_string()) {
+      std::string_view text = value.str();
+      if (const NameSite *site = graphNames->find(text); site && site->tensor != kNoTensor) {
+        id = site->tensor;
+        return text;
+      }
+    }
+    return getName(value, pointer, "buffer");
   }
 
   /// Quotes a user string for a diagnostic without passing control bytes to
@@ -1423,7 +1442,7 @@ bool Reader::readView(const Json &value, const Ptr &pointer, View &view) {
   std::optional<Json> stride = required(fields[2], pointer, "stride", "a view");
   if (!base || !size || !stride)
     return false;
-  auto b = getName(*base, pointer + "/base", "buffer");
+  auto b = getTensorName(*base, pointer + "/base", view.baseId);
   bool sizes = getExprList(*size, pointer + "/size", "size", view.size);
   bool strides = getExprList(*stride, pointer + "/stride", "stride", view.stride);
   if (!b || !sizes || !strides)
@@ -1502,7 +1521,7 @@ bool Reader::readValue(const Json &value, const Ptr &pointer, unsigned depth, Va
   std::string_view key = item.key();
   Ptr ip = child(pointer, key);
   if (key == "buffer") {
-    auto name = getName(item.value(), ip, "buffer");
+    auto name = getTensorName(item.value(), ip, out.tensor);
     if (!name)
       return false;
     out.kind = Value::Kind::Buffer;
@@ -1653,7 +1672,7 @@ bool Reader::readKernelArg(const Json &value, const Ptr &pointer, KernelArg &arg
       return false;
     }
     if (buffer) {
-      auto b = getName(*buffer, pointer + "/buffer", "buffer");
+      auto b = getTensorName(*buffer, pointer + "/buffer", arg.bufferId);
       if (!b)
         return false;
       arg.buffer = *b;
@@ -1662,6 +1681,7 @@ bool Reader::readKernelArg(const Json &value, const Ptr &pointer, KernelArg &arg
       if (!readView(*view, pointer + "/view", v))
         return false;
       arg.buffer = v.base;
+      arg.bufferId = v.baseId;
       arg.view = std::move(v);
     } else {
       error(pointer, fmt::format("missing field 'buffer' in a kernel argument with role '{}'",
@@ -1693,7 +1713,7 @@ bool Reader::readKernelArg(const Json &value, const Ptr &pointer, KernelArg &arg
   }
   if (arg.role == ArgRole::InOut) {
     if (result) {
-      auto res = getName(*result, pointer + "/result", "buffer");
+      auto res = getTensorName(*result, pointer + "/result", arg.resultId);
       if (!res)
         return false;
       arg.result = *res;
@@ -1756,18 +1776,24 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
     return ok;
   };
   auto readNameList = [&](const std::optional<Json> &list, const Ptr &lp,
-                          std::vector<std::string> &out) -> bool {
+                          std::vector<std::string> &out,
+                          std::vector<uint32_t> *ids = nullptr) -> bool {
     if (!list)
       return true;
     if (!expectType(*list, lp, Json::value_t::array, "an array of buffer names"))
       return false;
     bool ok = true;
     for (size_t i = 0; i < list->size(); ++i) {
-      auto n = getName((*list)[i], child(lp, i), "buffer");
-      if (n)
+      uint32_t id = kNoTensor;
+      auto n = ids ? getTensorName((*list)[i], child(lp, i), id)
+                   : getName((*list)[i], child(lp, i), "buffer");
+      if (n) {
         out.emplace_back(*n);
-      else
+        if (ids)
+          ids->push_back(id);
+      } else {
         ok = false;
+      }
     }
     return ok;
   };
@@ -1932,7 +1958,7 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
         ok = false;
     }
     if (const std::optional<Json> &result = fields[4]) {
-      auto r = getName(*result, pointer + "/result", "buffer");
+      auto r = getTensorName(*result, pointer + "/result", ext.resultId);
       if (r)
         ext.result = *r;
       else
@@ -1943,7 +1969,7 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
                           "not both");
       ok = false;
     }
-    ok &= readNameList(fields[6], pointer + "/mutated", ext.mutated);
+    ok &= readNameList(fields[6], pointer + "/mutated", ext.mutated, &ext.mutatedIds);
     return ok;
   }
 
@@ -1957,8 +1983,8 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
     if (!result || !source || !indices)
       return false;
     MultiOutputNode &mo = node.body.emplace<MultiOutputNode>();
-    auto r = getName(*result, pointer + "/result", "buffer");
-    auto s = getName(*source, pointer + "/source", "buffer");
+    auto r = getTensorName(*result, pointer + "/result", mo.resultId);
+    auto s = getTensorName(*source, pointer + "/source", mo.sourceId);
     if (!r || !s)
       return false;
     mo.result = *r;
@@ -2017,7 +2043,7 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
     if (!buffer || !size || !stride)
       return false;
     AssertSizeStrideNode &as = node.body.emplace<AssertSizeStrideNode>();
-    auto b = getName(*buffer, pointer + "/buffer", "buffer");
+    auto b = getTensorName(*buffer, pointer + "/buffer", as.bufferId);
     bool sizes = getExprList(*size, pointer + "/size", "size", as.size);
     bool strides = getExprList(*stride, pointer + "/stride", "stride", as.stride);
     if (!b || !sizes || !strides)
@@ -2146,6 +2172,13 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
   auto site = [&](NameTable table, size_t index) {
     return NameSite{graph.pointer, table, static_cast<uint32_t>(index)};
   };
+  // Tensors are numbered in the order they are kept: every input (symbol
+  // ones too), then constants, then buffers.
+  auto tensorSite = [&](NameTable table, size_t index, size_t tensor) {
+    NameSite s = site(table, index);
+    s.tensor = static_cast<uint32_t>(tensor);
+    return s;
+  };
 
   if (inputs) {
     Ptr ip = pointer + "/inputs";
@@ -2232,7 +2265,8 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
                                               printable(kindText)));
           continue;
         }
-        if (!claimName(*n, p + "/name", names, site(NameTable::Inputs, i)))
+        if (!claimName(*n, p + "/name", names,
+                       tensorSite(NameTable::Inputs, i, graph.inputs.size())))
           continue;
         graph.inputs.push_back(std::move(input));
       }
@@ -2255,7 +2289,10 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
         auto n = getName(*name, p + "/name", "constant");
         Layout layout;
         bool hasLayout = readLayout(c, p, "a constant", fields + 1, layout);
-        if (!n || !hasLayout || !claimName(*n, p + "/name", names, site(NameTable::Constants, i)))
+        if (!n || !hasLayout ||
+            !claimName(*n, p + "/name", names,
+                       tensorSite(NameTable::Constants, i,
+                                  graph.inputs.size() + graph.constants.size())))
           continue;
         graph.constants.push_back({std::string(*n), std::move(layout)});
       }
@@ -2310,15 +2347,25 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
             return false;
           buffer.viewOf = *base;
         }
-        return claimName(*n, p + "/name", names, site(NameTable::Buffers, i));
+        return claimName(*n, p + "/name", names,
+                         tensorSite(NameTable::Buffers, i,
+                                    graph.inputs.size() + graph.constants.size() +
+                                        graph.buffers.size() - 1));
       };
       graph.buffers.reserve(buffers->size());
       for (size_t i = 0; i < buffers->size(); ++i)
         if (!readBuffer(i, graph.buffers.emplace_back()))
           graph.buffers.pop_back();
+      // A view may name a later buffer: resolved once all are known.
+      for (Buffer &buffer : graph.buffers)
+        if (buffer.viewOf)
+          if (const NameSite *base = names.find(*buffer.viewOf))
+            buffer.viewOfId = base->tensor;
     }
   }
 
+  // References in nodes and outputs resolve against this graph's tensors.
+  graphNames = &names;
   if (std::optional<Json> nodes = field(object, pointer, "nodes", false, what)) {
     Ptr np = pointer + "/nodes";
     if (expectType(*nodes, np, Json::value_t::array, "an array of nodes")) {
@@ -2328,6 +2375,7 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
       if (nodeCount > limits.maxNodes) {
         error(np, fmt::format("the document has more than {} nodes, the limit (--max-nodes)",
                               limits.maxNodes));
+        graphNames = nullptr;
         return false;
       }
       graph.nodes.reserve(nodes->size());
@@ -2374,52 +2422,48 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
       }
     }
   }
+  graphNames = nullptr;
   return true;
 }
 
 /// Walks one graph's nodes in order, tracking which tensors are defined, and
 /// checks every reference against the graph's tables.
 void Reader::checkGraph(Graph &graph) {
-  // Every tensor gets an id (inputs, constants, buffers, in that order) and
-  // the tables below are vectors indexed by it: a reference costs one lookup
-  // of its name. Keyed by views of the graph's own names, which outlive these
-  // tables.
+  // Every input (symbol ones too), constant and buffer has an id, its index
+  // as the reader resolved references to it (Graph.h's kNoTensor), and the
+  // tables below are vectors indexed by it. A reference the reader left
+  // unresolved names no tensor of this graph; it is looked up by name all
+  // the same, in a table built the first time one is needed.
   const size_t tensorCount = graph.inputs.size() + graph.constants.size() + graph.buffers.size();
-  NameMap<uint32_t> tensors(tensorCount);
+  const size_t firstConstant = graph.inputs.size();
+  const size_t firstBuffer = firstConstant + graph.constants.size();
   std::vector<TensorInfo> infos;
-  std::vector<std::string_view> tensorNames;
   infos.reserve(tensorCount);
-  tensorNames.reserve(tensorCount);
-  auto addTensor = [&](std::string_view name, TensorInfo info) {
-    if (tensors.insert(name, static_cast<uint32_t>(infos.size())).second) {
-      infos.push_back(info);
-      tensorNames.push_back(name);
-    }
-  };
   for (size_t i = 0; i < graph.inputs.size(); ++i)
-    if (graph.inputs[i].kind != InputKind::Symbol)
-      addTensor(graph.inputs[i].name, TensorInfo{TensorKind::Input, i});
+    infos.push_back(TensorInfo{TensorKind::Input, i});
   for (size_t i = 0; i < graph.constants.size(); ++i)
-    addTensor(graph.constants[i].name, TensorInfo{TensorKind::Constant, i});
+    infos.push_back(TensorInfo{TensorKind::Constant, i});
   for (size_t i = 0; i < graph.buffers.size(); ++i)
-    addTensor(graph.buffers[i].name, TensorInfo{TensorKind::Buffer, i});
-  // A kernel call looks each argument's name up several times (tuple check,
-  // use, definition): remember recent answers by the address of the name,
-  // which is the graph's own string and does not change while it is checked.
-  struct RecentLookup {
-    const char *data = nullptr;
-    size_t size = 0;
-    const TensorInfo *info = nullptr;
+    infos.push_back(TensorInfo{TensorKind::Buffer, i});
+  auto nameOf = [&](uint32_t t) -> const std::string & {
+    return t >= firstBuffer     ? graph.buffers[t - firstBuffer].name
+           : t >= firstConstant ? graph.constants[t - firstConstant].name
+                                : graph.inputs[t].name;
   };
-  RecentLookup recent[16];
-  auto findTensor = [&](std::string_view name) -> const TensorInfo * {
-    RecentLookup &slot = recent[(reinterpret_cast<uintptr_t>(name.data()) >> 3) & 15];
-    if (slot.data == name.data() && slot.size == name.size() && name.data())
-      return slot.info;
-    const uint32_t *id = tensors.find(name);
-    const TensorInfo *info = id ? &infos[*id] : nullptr;
-    slot = {name.data(), name.size(), info};
-    return info;
+  std::optional<NameMap<uint32_t>> tensors;
+  auto findTensor = [&](std::string_view name, uint32_t id) -> const TensorInfo * {
+    if (id != kNoTensor)
+      return &infos[id];
+    if (name.empty()) // a scalar argument's (names are identifiers)
+      return nullptr;
+    if (!tensors) {
+      tensors.emplace(tensorCount);
+      for (uint32_t t = 0; t < tensorCount; ++t)
+        if (t >= firstConstant || graph.inputs[t].kind != InputKind::Symbol)
+          tensors->insert(nameOf(t), t);
+    }
+    const uint32_t *t = tensors->find(name);
+    return t ? &infos[*t] : nullptr;
   };
   auto idOf = [&](const TensorInfo *info) { return static_cast<uint32_t>(info - infos.data()); };
   const Ptr graphPtr(graph.pointer);
@@ -2433,7 +2477,7 @@ void Reader::checkGraph(Graph &graph) {
       continue;
     Ptr row = child(bufferPtr, i);
     Ptr p = row + "/view_of";
-    const TensorInfo *it = findTensor(*buffer.viewOf);
+    const TensorInfo *it = findTensor(*buffer.viewOf, buffer.viewOfId);
     if (!it) {
       error(p, fmt::format("unknown buffer '{}'", *buffer.viewOf));
       continue;
@@ -2478,7 +2522,7 @@ void Reader::checkGraph(Graph &graph) {
     if (infos[t].kind != TensorKind::Buffer || !graph.buffers[infos[t].index].viewOf)
       continue;
     const std::string &base = *graph.buffers[infos[t].index].viewOf;
-    if (const TensorInfo *info = findTensor(base)) {
+    if (const TensorInfo *info = findTensor(base, graph.buffers[infos[t].index].viewOfId)) {
       baseId[t] = idOf(info);
     } else {
       auto [id, inserted] = unknownBases.insert(base, idCount);
@@ -2499,16 +2543,15 @@ void Reader::checkGraph(Graph &graph) {
   };
   const Ptr inputsPtr = graphPtr + "/inputs";
   const Ptr constantsPtr = graphPtr + "/constants";
-  for (const Input &input : graph.inputs)
-    if (input.kind != InputKind::Symbol)
-      if (uint32_t t = idOf(findTensor(input.name)); !isDefined(t))
-        markDefined(t, inputsPtr);
-  for (const Constant &constant : graph.constants)
-    if (uint32_t t = idOf(findTensor(constant.name)); !isDefined(t))
-      markDefined(t, constantsPtr);
+  for (uint32_t t = 0; t < firstConstant; ++t)
+    if (graph.inputs[t].kind != InputKind::Symbol)
+      markDefined(t, inputsPtr);
+  for (uint32_t t = firstConstant; t < firstBuffer; ++t)
+    markDefined(t, constantsPtr);
 
-  auto lookup = [&](const std::string &name, const Ptr &pointer) -> const TensorInfo * {
-    const TensorInfo *info = findTensor(name);
+  auto lookup = [&](const std::string &name, uint32_t id,
+                    const Ptr &pointer) -> const TensorInfo * {
+    const TensorInfo *info = findTensor(name, id);
     if (!info)
       error(pointer, fmt::format("unknown buffer '{}'", name));
     return info;
@@ -2516,14 +2559,14 @@ void Reader::checkGraph(Graph &graph) {
   auto isRemoved = [&](const TensorInfo &info) {
     return info.kind == TensorKind::Buffer && graph.buffers[info.index].removed;
   };
-  auto isTuple = [&](const std::string &name) {
-    const TensorInfo *info = findTensor(name);
+  auto isTuple = [&](const std::string &name, uint32_t id) {
+    const TensorInfo *info = findTensor(name, id);
     return info && info->kind == TensorKind::Buffer && graph.buffers[info->index].isTuple;
   };
   // A tuple buffer may only be returned by an op, unpacked, or returned from
   // the graph; anything else needs one tensor.
-  auto rejectTuple = [&](const std::string &name, const Ptr &pointer) {
-    if (!isTuple(name))
+  auto rejectTuple = [&](const std::string &name, uint32_t id, const Ptr &pointer) {
+    if (!isTuple(name, id))
       return false;
     error(pointer, fmt::format("buffer '{}' is a tuple of tensors; unpack it with a "
                                     "multi_output node first",
@@ -2537,11 +2580,11 @@ void Reader::checkGraph(Graph &graph) {
       return false;
     error(pointer, fmt::format("buffer '{}' is used after an in-place kernel renamed it to "
                                     "'{}'; use the new name",
-                                    name, tensorNames[renamedTo[t]]));
+                                    name, nameOf(renamedTo[t])));
     return true;
   };
-  auto use = [&](const std::string &name, const Ptr &pointer) {
-    const TensorInfo *info = lookup(name, pointer);
+  auto use = [&](const std::string &name, uint32_t id, const Ptr &pointer) {
+    const TensorInfo *info = lookup(name, id, pointer);
     if (!info)
       return;
     uint32_t t = idOf(info);
@@ -2555,8 +2598,9 @@ void Reader::checkGraph(Graph &graph) {
     if (!isDefined(t) && !isDefined(baseId[t]))
       error(pointer, fmt::format("buffer '{}' is used before it is defined", name));
   };
-  auto define = [&](const std::string &name, const Ptr &pointer, bool overwrite) {
-    const TensorInfo *info = lookup(name, pointer);
+  auto define = [&](const std::string &name, uint32_t id, const Ptr &pointer,
+                    bool overwrite) {
+    const TensorInfo *info = lookup(name, id, pointer);
     if (!info)
       return;
     uint32_t t = idOf(info);
@@ -2588,10 +2632,10 @@ void Reader::checkGraph(Graph &graph) {
   auto useValue = [&](const Value &value, const Ptr &pointer, auto &self) -> void {
     switch (value.kind) {
     case Value::Kind::Buffer:
-      use(value.text, pointer + "/buffer");
+      use(value.text, value.tensor, pointer + "/buffer");
       break;
     case Value::Kind::View:
-      use(value.view->base, pointer + "/view/base");
+      use(value.view->base, value.view->baseId, pointer + "/view/base");
       break;
     case Value::Kind::List:
     case Value::Kind::Tuple:
@@ -2653,21 +2697,21 @@ void Reader::checkGraph(Graph &graph) {
         if (arg.role != ArgRole::Removed && removedLater(i))
           continue;
         if (arg.role != ArgRole::Size && arg.role != ArgRole::Scalar &&
-            rejectTuple(arg.buffer, ap + (arg.view ? "/view/base" : "/buffer")))
+            rejectTuple(arg.buffer, arg.bufferId, ap + (arg.view ? "/view/base" : "/buffer")))
           continue;
         if (arg.role == ArgRole::Input)
-          use(arg.buffer, ap + (arg.view ? "/view/base" : "/buffer"));
+          use(arg.buffer, arg.bufferId, ap + (arg.view ? "/view/base" : "/buffer"));
         // Inductor hands a fused kernel an in_out buffer it allocated just
         // before, which the kernel fills and then updates in place: an
         // in_out argument may define an intermediate. Inputs and constants
         // must already hold data.
         if (arg.role == ArgRole::InOut) {
-          const TensorInfo *info = lookup(arg.buffer, ap + "/buffer");
+          const TensorInfo *info = lookup(arg.buffer, arg.bufferId, ap + "/buffer");
           if (info && info->kind != TensorKind::Buffer)
-            use(arg.buffer, ap + (arg.view ? "/view/base" : "/buffer"));
+            use(arg.buffer, arg.bufferId, ap + (arg.view ? "/view/base" : "/buffer"));
         }
         if (arg.role == ArgRole::Removed) {
-          const TensorInfo *info = lookup(arg.buffer, ap + "/buffer");
+          const TensorInfo *info = lookup(arg.buffer, arg.bufferId, ap + "/buffer");
           if (info && !isRemoved(*info))
             error(ap + "/buffer",
                        fmt::format("argument has role 'removed' but buffer '{}' is not marked "
@@ -2678,15 +2722,15 @@ void Reader::checkGraph(Graph &graph) {
       for (size_t i = 0; i < call->args.size(); ++i) {
         const KernelArg &arg = call->args[i];
         Ptr ap = child(argTable, i);
-        if (isTuple(arg.buffer) || (arg.role != ArgRole::Removed && removedLater(i)))
+        if (isTuple(arg.buffer, arg.bufferId) || (arg.role != ArgRole::Removed && removedLater(i)))
           continue;
         if (arg.role == ArgRole::Output)
-          define(arg.buffer, ap + (arg.view ? "/view/base" : "/buffer"), true);
+          define(arg.buffer, arg.bufferId, ap + (arg.view ? "/view/base" : "/buffer"), true);
         if (arg.role == ArgRole::InOut) {
-          define(arg.buffer, ap + "/buffer", true);
+          define(arg.buffer, arg.bufferId, ap + "/buffer", true);
           if (!arg.result.empty()) {
-            const TensorInfo *in = lookup(arg.buffer, ap + "/buffer");
-            const TensorInfo *out = lookup(arg.result, ap + "/result");
+            const TensorInfo *in = lookup(arg.buffer, arg.bufferId, ap + "/buffer");
+            const TensorInfo *out = lookup(arg.result, arg.resultId, ap + "/result");
             // Inductor reuses dead intermediates and donated inputs (a
             // backward graph's saved activations) in place; never constants.
             if (in && out && out->kind != TensorKind::Buffer)
@@ -2702,7 +2746,7 @@ void Reader::checkGraph(Graph &graph) {
                 error(ap + "/result",
                            fmt::format("in-place result '{}' differs from '{}' in dtype or device",
                                        arg.result, arg.buffer));
-              define(arg.result, ap + "/result", false);
+              define(arg.result, arg.resultId, ap + "/result", false);
               if (renamedTo[idOf(in)] == kNone)
                 renamedTo[idOf(in)] = idOf(out);
             }
@@ -2715,27 +2759,29 @@ void Reader::checkGraph(Graph &graph) {
       for (const auto &[key, value] : ext->kwargs)
         useValue(value, (p + "/kwargs").child(key), useValue);
       for (size_t i = 0; i < ext->mutated.size(); ++i) {
-        use(ext->mutated[i], (p + "/mutated").child(i));
-        define(ext->mutated[i], (p + "/mutated").child(i), true);
+        uint32_t id = i < ext->mutatedIds.size() ? ext->mutatedIds[i] : kNoTensor;
+        use(ext->mutated[i], id, (p + "/mutated").child(i));
+        define(ext->mutated[i], id, (p + "/mutated").child(i), true);
       }
       if (ext->out) {
-        const std::string &name =
-            ext->out->kind == Value::Kind::View ? ext->out->view->base : ext->out->text;
-        if (!rejectTuple(name, p + "/out"))
-          define(name, p + "/out", true);
+        bool isView = ext->out->kind == Value::Kind::View;
+        const std::string &name = isView ? ext->out->view->base : ext->out->text;
+        uint32_t id = isView ? ext->out->view->baseId : ext->out->tensor;
+        if (!rejectTuple(name, id, p + "/out"))
+          define(name, id, p + "/out", true);
       }
       if (ext->result)
-        define(*ext->result, p + "/result", false);
+        define(*ext->result, ext->resultId, p + "/result", false);
     } else if (auto *mo = std::get_if<MultiOutputNode>(&node.body)) {
-      use(mo->source, p + "/source");
-      if (!isTuple(mo->source))
+      use(mo->source, mo->sourceId, p + "/source");
+      if (!isTuple(mo->source, mo->sourceId))
         error(p + "/source", fmt::format("multi_output source '{}' is not a tuple buffer "
                                               "(\"tuple\": true)",
                                               mo->source));
-      define(mo->result, p + "/result", false);
+      define(mo->result, mo->resultId, p + "/result", false);
     } else if (auto *as = std::get_if<AssertSizeStrideNode>(&node.body)) {
-      if (!rejectTuple(as->buffer, p + "/buffer"))
-        use(as->buffer, p + "/buffer");
+      if (!rejectTuple(as->buffer, as->bufferId, p + "/buffer"))
+        use(as->buffer, as->bufferId, p + "/buffer");
     } else if (std::holds_alternative<DeviceGuardEnterNode>(node.body)) {
       ++guardDepth;
     } else if (std::holds_alternative<DeviceGuardExitNode>(node.body)) {
@@ -2766,13 +2812,13 @@ void Reader::checkGraph(Graph &graph) {
                                      *name, sub->outputs.size(), cond->results.size()));
       }
       for (size_t i = 0; i < cond->results.size(); ++i)
-        define(cond->results[i], (p + "/results").child(i), false);
+        define(cond->results[i], kNoTensor, (p + "/results").child(i), false);
       if (!cond->result.empty()) {
-        if (!isTuple(cond->result))
+        if (!isTuple(cond->result, kNoTensor))
           error(p + "/result", fmt::format("cond result '{}' is not a tuple buffer "
                                                 "(\"tuple\": true)",
                                                 cond->result));
-        define(cond->result, p + "/result", false);
+        define(cond->result, kNoTensor, p + "/result", false);
       }
     }
   }

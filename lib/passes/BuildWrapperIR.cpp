@@ -116,9 +116,14 @@ private:
   const NameTable &kernels;
   std::vector<bool> &definedKernels; ///< by KernelId
   Function &function;
-  NameTable names; ///< over module.buffers, which do not move while building
+  /// Over module.buffers, which do not move while building; built the
+  /// first time a name is looked up (the reader resolves references, so
+  /// that is rare).
+  mutable NameTable names;
+  mutable bool namesBuilt = false;
   std::vector<bool> defined; ///< by BufferId - firstBuffer
   BufferId firstBuffer = 0;
+  uint32_t tensorCount = 0; ///< the graph's inputs, constants and buffers
 
   auto bufferName() const {
     return [this](BufferId b) -> std::string_view { return module.buffers[b].name; };
@@ -132,17 +137,26 @@ private:
     info.function = index;
     return info;
   }
-  BufferId nameBuffer() {
-    BufferId id = static_cast<BufferId>(module.buffers.size() - 1);
-    names.insert(module.buffers.back().name, id, bufferName());
-    return id;
-  }
+  BufferId nameBuffer() { return static_cast<BufferId>(module.buffers.size() - 1); }
 
   BufferId id(std::string_view name) const {
+    if (!namesBuilt) {
+      names.reserve(tensorCount);
+      for (BufferId b = firstBuffer; b < firstBuffer + tensorCount; ++b)
+        names.insert(module.buffers[b].name, b, bufferName());
+      namesBuilt = true;
+    }
     BufferId b = names.find(name, bufferName());
     if (b == NameTable::kEmpty)
       throw InternalError(fmt::format("unresolved name '{}' after validation", name));
     return b;
+  }
+  /// As above, for a reference the reader may have resolved to \p tensor
+  /// (Graph.h's kNoTensor), which needs no lookup.
+  BufferId id(std::string_view name, uint32_t tensor) const {
+    if (tensor < tensorCount)
+      return firstBuffer + tensor;
+    return id(name);
   }
 
   bool isDefined(BufferId b) const { return defined[b - firstBuffer]; }
@@ -190,12 +204,12 @@ private:
       break;
     case graph::Value::Kind::Buffer:
       out.kind = Value::Kind::Buffer;
-      out.buffer = id(v.text);
+      out.buffer = id(v.text, v.tensor);
       ensureDefined(out.buffer);
       break;
     case graph::Value::Kind::View:
       out.kind = Value::Kind::View;
-      out.buffer = id(v.view->base);
+      out.buffer = id(v.view->base, v.view->baseId);
       ensureDefined(out.buffer);
       out.size = std::move(v.view->size);
       out.stride = std::move(v.view->stride);
@@ -252,12 +266,12 @@ private:
 void FunctionBuilder::createBuffers(graph::Graph *consumed) {
   firstBuffer = static_cast<BufferId>(module.buffers.size());
   size_t count = graph.inputs.size() + graph.constants.size() + graph.buffers.size();
+  tensorCount = static_cast<uint32_t>(count);
   // Geometric, as push_back grows: one function after another must not
   // reallocate every time. The name table refers to the names in place, so
   // nothing may reallocate while this function is built.
   if (module.buffers.capacity() < module.buffers.size() + count)
     module.buffers.reserve(std::max(module.buffers.size() + count, 2 * module.buffers.capacity()));
-  names.reserve(count);
   function.inputs.reserve(graph.inputs.size());
   for (const graph::Input &input : graph.inputs) {
     BufferInfo &info = addBuffer(input.kind == graph::InputKind::Tensor   ? BufferKind::Input
@@ -301,7 +315,8 @@ void FunctionBuilder::createBuffers(graph::Graph *consumed) {
   // Views refer to bases by id once every name is known.
   for (size_t i = 0; i < graph.buffers.size(); ++i)
     if (graph.buffers[i].viewOf)
-      module.buffers[firstIntermediate + i].viewBase = id(*graph.buffers[i].viewOf);
+      module.buffers[firstIntermediate + i].viewBase =
+          id(*graph.buffers[i].viewOf, graph.buffers[i].viewOfId);
   defined.assign(module.buffers.size() - firstBuffer, false);
   for (BufferId b = firstBuffer; b < module.buffers.size(); ++b) {
     BufferKind kind = module.buffers[b].kind;
@@ -317,16 +332,19 @@ void FunctionBuilder::createBuffers(graph::Graph *consumed) {
 bool FunctionBuilder::bindSymbols() {
   bool ok = true;
   std::unordered_set<std::string> bound;
-  for (const graph::Input &input : graph.inputs)
-    if (input.kind == graph::InputKind::Symbol) {
-      emit(SymbolBindingLine{input.name, SymbolBindingLine::Source::Input, id(input.name), 0, {}});
+  // Inputs are the function's first buffers, and their names are unique.
+  for (size_t i = 0; i < graph.inputs.size(); ++i)
+    if (const graph::Input &input = graph.inputs[i]; input.kind == graph::InputKind::Symbol) {
+      emit(SymbolBindingLine{input.name, SymbolBindingLine::Source::Input,
+                             firstBuffer + static_cast<BufferId>(i), 0, {}});
       bound.insert(input.name);
     }
   for (const graph::Symbol &symbol : module.symbols) {
     if (bound.count(symbol.name) || symbol.expr)
       continue;
     bool found = false;
-    for (const graph::Input &input : graph.inputs) {
+    for (size_t i = 0; i < graph.inputs.size(); ++i) {
+      const graph::Input &input = graph.inputs[i];
       if (input.kind != graph::InputKind::Tensor)
         continue;
       for (int pass = 0; pass < 2 && !found; ++pass) {
@@ -336,7 +354,7 @@ bool FunctionBuilder::bindSymbols() {
             emit(SymbolBindingLine{symbol.name,
                                    pass == 0 ? SymbolBindingLine::Source::Size
                                              : SymbolBindingLine::Source::Stride,
-                                   id(input.name), d, {}});
+                                   firstBuffer + static_cast<BufferId>(i), d, {}});
             found = true;
           }
         }
@@ -420,7 +438,7 @@ void FunctionBuilder::buildKernelCall(graph::KernelCallNode &call, std::string &
       out.removedRole = arg.role;
       out.removalEvent = false;
       out.value.kind = Value::Kind::Buffer;
-      out.value.buffer = id(arg.buffer);
+      out.value.buffer = id(arg.buffer, arg.bufferId);
       continue;
     }
     if (arg.role == graph::ArgRole::Removed)
@@ -432,10 +450,10 @@ void FunctionBuilder::buildKernelCall(graph::KernelCallNode &call, std::string &
     case graph::ArgRole::Input:
     case graph::ArgRole::Output:
     case graph::ArgRole::InOut: {
-      BufferId b = id(arg.buffer);
+      BufferId b = id(arg.buffer, arg.bufferId);
       ensureDefined(b);
       if (arg.role == graph::ArgRole::InOut && !arg.result.empty()) {
-        BufferId result = id(arg.result);
+        BufferId result = id(arg.result, arg.resultId);
         emit(ReuseLine{b, result, /*deleteOld=*/true, /*inPlace=*/true});
         markDefined(result);
         b = result;
@@ -454,7 +472,7 @@ void FunctionBuilder::buildKernelCall(graph::KernelCallNode &call, std::string &
     }
     case graph::ArgRole::Removed:
       out.value.kind = Value::Kind::Buffer;
-      out.value.buffer = id(arg.buffer);
+      out.value.buffer = id(arg.buffer, arg.bufferId);
       break;
     case graph::ArgRole::Size:
     case graph::ArgRole::Scalar:
@@ -488,22 +506,24 @@ void FunctionBuilder::buildNode(graph::Node &node) {
             line.args = convertAll(ext.args);
             line.kwargs = convertKwargs(ext.kwargs);
             line.mutated.reserve(ext.mutated.size());
-            for (const std::string &name : ext.mutated)
-              line.mutated.push_back(id(name));
+            for (size_t i = 0; i < ext.mutated.size(); ++i)
+              line.mutated.push_back(
+                  id(ext.mutated[i],
+                     i < ext.mutatedIds.size() ? ext.mutatedIds[i] : graph::kNoTensor));
             if (ext.result) {
-              line.result = id(*ext.result);
+              line.result = id(*ext.result, ext.resultId);
               markDefined(line.result);
             }
             emit(std::move(line));
           },
           [&](graph::MultiOutputNode &mo) {
-            BufferId result = id(mo.result);
+            BufferId result = id(mo.result, mo.resultId);
             markDefined(result);
-            emit(MultiOutputLine{result, id(mo.source), std::move(mo.indices)});
+            emit(MultiOutputLine{result, id(mo.source, mo.sourceId), std::move(mo.indices)});
           },
           [&](graph::AssertSizeStrideNode &as) {
             if (ctx.options.sizeAsserts) {
-              BufferId b = id(as.buffer);
+              BufferId b = id(as.buffer, as.bufferId);
               ensureDefined(b);
               emit(AssertSizeStrideLine{b, std::move(as.size), std::move(as.stride),
                                         std::move(as.what)});

@@ -73,10 +73,20 @@ struct Layout {
   sym::Expr offset;
 };
 
+/// "Not resolved" for the tensor indices below. The reader resolves the
+/// tensor references it validates to the tensor's position in its graph's
+/// inputs (symbol ones included), constants and buffers, in that order, so
+/// that later stages need not look the name up again. (A cond's results,
+/// which are rare, are not resolved: that would make every node larger.)
+/// Graphs built or edited in memory leave (or reset) them unresolved; users
+/// fall back to the name.
+inline constexpr uint32_t kNoTensor = UINT32_MAX;
+
 /// A reinterpretation of another buffer's storage (Inductor's ReinterpretView):
 /// same dtype and device as the base, its own size, stride and element offset.
 struct View {
   std::string base;
+  uint32_t baseId = kNoTensor;
   std::vector<sym::Expr> size;
   std::vector<sym::Expr> stride;
   sym::Expr offset;
@@ -138,6 +148,7 @@ struct Value {
   };
   Kind kind = Kind::None;
   bool boolValue = false;
+  uint32_t tensor = kNoTensor; ///< Buffer: the resolved \c text
   int64_t intValue = 0;
   double floatValue = 0;
   std::string text; ///< String contents or Buffer name
@@ -179,6 +190,7 @@ struct Buffer {
   std::string name;
   Layout layout;
   std::optional<std::string> viewOf;
+  uint32_t viewOfId = kNoTensor;
   bool removed = false;
   bool isTuple = false;
 };
@@ -262,6 +274,7 @@ std::string_view argRoleName(ArgRole role);
 
 struct KernelArg {
   ArgRole role = ArgRole::Input;
+  uint32_t bufferId = kNoTensor; ///< \c buffer resolved
   std::string name;   ///< the parameter name if the document gives one
   std::string buffer; ///< Input, Output, InOut, Removed: the tensor
   OutOfLine<View> view; ///< Input/Output/InOut through a reinterpret view
@@ -269,6 +282,7 @@ struct KernelArg {
   /// reuse, `buf3 = buf1; del buf1`); empty when it keeps the input's name.
   std::string result;
   ArgRole removedRole = ArgRole::Output; ///< Removed: what the argument was
+  uint32_t resultId = kNoTensor; ///< \c result resolved
   Value value; ///< Size and Scalar
 };
 
@@ -288,6 +302,8 @@ struct ExternNode {
   OutOfLine<Value> out;          ///< out= form: the buffer (or view) written
   std::optional<std::string> result; ///< allocating form: the buffer returned
   std::vector<std::string> mutated; ///< inputs the op writes in place
+  uint32_t resultId = kNoTensor;   ///< \c result resolved
+  std::vector<uint32_t> mutatedIds; ///< \c mutated resolved, if not empty
   bool fallback = false;         ///< an aten fallback rather than an extern kernel
   std::string schema;            ///< the aten schema of the C shim call, or ""
 };
@@ -295,12 +311,15 @@ struct ExternNode {
 struct MultiOutputNode {
   std::string result;
   std::string source;
+  uint32_t resultId = kNoTensor;
+  uint32_t sourceId = kNoTensor;
   /// Nested index path: ("tuple"|"list", index) or ("dict", key).
   std::vector<std::pair<std::string, std::string>> indices;
 };
 
 struct AssertSizeStrideNode {
   std::string buffer;
+  uint32_t bufferId = kNoTensor;
   std::vector<sym::Expr> size;
   std::vector<sym::Expr> stride;
   std::string what; ///< the op whose output is checked, for the message
