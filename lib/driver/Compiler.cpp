@@ -30,20 +30,8 @@ public:
     last = now;
   }
   void report(const passes::PipelineInstrumentation &instrumentation) const {
-    if (!enabled || !instrumentation.print)
-      return;
-    double total = 0;
-    for (const auto &[name, ms] : phases)
-      total += ms;
-    std::string text = "===-------------------------------------------===\n"
-                       "  wirc phase timing report\n"
-                       "===-------------------------------------------===\n";
-    text += fmt::format("  {:>10}  {:>6}  {}\n", "wall (ms)", "%", "phase");
-    for (const auto &[name, ms] : phases)
-      text += fmt::format("  {:>10.3f}  {:>5.1f}%  {}\n", ms, total > 0 ? 100 * ms / total : 0.0,
-                          name);
-    text += fmt::format("  {:>10.3f}  {:>5.1f}%  total\n", total, 100.0);
-    instrumentation.print(text);
+    if (enabled && instrumentation.print)
+      instrumentation.print(passes::formatTimingReport("wirc phase timing report", "phase", phases));
   }
 
 private:

@@ -18,6 +18,7 @@
 #include "wirc/emit/Emitter.h"
 
 #include "wirc/support/Diagnostics.h"
+#include "wirc/support/Hash.h"
 #include "wirc/support/Names.h"
 
 #include "PoolOffsets.h"
@@ -69,7 +70,7 @@ public:
   std::pair<unsigned, bool> insert(std::string_view text) {
     if (4 * (names.size() + 1) > 3 * slots.size())
       grow();
-    size_t hash = std::hash<std::string_view>{}(text);
+    size_t hash = hashText(text);
     size_t mask = slots.size() - 1;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
       unsigned slot = slots[i];
@@ -386,6 +387,21 @@ private:
     return endNode(name);
   }
 
+  /// `torch.as_strided(base, size, stride, offset)`: \p info's layout over
+  /// \p base's storage (a reinterpret view, or a reuse that changes the view).
+  unsigned asStrided(const BufferInfo &info, BufferId base) {
+    return callNode(info.name, "torch.as_strided", [&](TextBuffer &s) {
+      s += '(';
+      appendBuffer(s, base);
+      s += ", ";
+      appendSizeStride(s, info.layout.size, info.layout.stride);
+      s += ", ";
+      appendExpr(s, pools.storageOffset(base, info.layout.offset));
+      s += ')';
+      s += kNoKwargs;
+    });
+  }
+
   static std::string opTarget(const std::string &op) {
     if (op.starts_with("extern_kernels."))
       return "torch." + op.substr(15);
@@ -586,17 +602,7 @@ void FxGraphPrinter::line(const Line &l) {
               bufferNode[r.reusedAs] = nodeAt(bufferNode, r.old);
               return;
             }
-            unsigned n = callNode(reused.name, "torch.as_strided", [&](TextBuffer &s) {
-              s += '(';
-              appendBuffer(s, r.old);
-              s += ", ";
-              appendSizeStride(s, reused.layout.size, reused.layout.stride);
-              s += ", ";
-              appendExpr(s, pools.storageOffset(r.old, reused.layout.offset));
-              s += ')';
-              s += kNoKwargs;
-            });
-            bufferNode[r.reusedAs] = n;
+            bufferNode[r.reusedAs] = asStrided(reused, r.old);
           },
           [&](const CommentLine &) {},
           [&](const KernelDefinitionLine &) {},
@@ -646,17 +652,7 @@ void FxGraphPrinter::line(const Line &l) {
           },
           [&](const ReinterpretViewLine &r) {
             const BufferInfo &view = module.buffer(r.view);
-            unsigned n = callNode(view.name, "torch.as_strided", [&](TextBuffer &s) {
-              s += '(';
-              appendBuffer(s, r.base);
-              s += ", ";
-              appendSizeStride(s, view.layout.size, view.layout.stride);
-              s += ", ";
-              appendExpr(s, pools.storageOffset(r.base, view.layout.offset));
-              s += ')';
-              s += kNoKwargs;
-            });
-            bufferNode[r.view] = n;
+            bufferNode[r.view] = asStrided(view, r.base);
           },
           [&](const AssertSizeStrideLine &a) {
             callNode("_assert_tensor_metadata", "torch.ops.aten._assert_tensor_metadata.default",

@@ -10,6 +10,7 @@
 #include "wirc/graph/Reader.h"
 
 #include "wirc/graph/JsonLocator.h"
+#include "wirc/support/Hash.h"
 #include "wirc/support/Json.h"
 #include "wirc/support/Names.h"
 
@@ -186,40 +187,6 @@ std::string_view typeName(const Json &value) {
   default:
     return "a value";
   }
-}
-
-/// A cheap hash of a short string (names, expression spellings): 8-byte
-/// loads mixed by multiplication, in line.
-[[gnu::always_inline]] inline uint64_t hashText(std::string_view text) {
-  const char *p = text.data();
-  size_t n = text.size();
-  auto load8 = [](const char *at) {
-    uint64_t w;
-    std::memcpy(&w, at, 8);
-    return w;
-  };
-  auto load4 = [](const char *at) {
-    uint32_t w;
-    std::memcpy(&w, at, 4);
-    return w;
-  };
-  // Each step folds the product's high half, which depends on every input
-  // bit, into its low half; the last multiply and shift spread it again.
-  auto mix = [](uint64_t h, uint64_t w) {
-    h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
-    return h ^ (h >> 32);
-  };
-  uint64_t h = n;
-  for (; n > 8; p += 8, n -= 8)
-    h = mix(h, load8(p));
-  uint64_t w = 0;
-  if (n >= 4)
-    w = load4(p) | uint64_t(load4(p + n - 4)) << 32;
-  else if (n > 0)
-    w = static_cast<unsigned char>(p[0]) | static_cast<unsigned char>(p[n / 2]) << 8 |
-        uint64_t(static_cast<unsigned char>(p[n - 1])) << 16;
-  h = mix(h, w) * 0xBF58476D1CE4E5B9ULL;
-  return h ^ (h >> 31);
 }
 
 /// A short string's length and bytes in one word: two strings of the same

@@ -1,5 +1,6 @@
 //===- BuildWrapperIR.cpp - Graph to Wrapper IR ---------------------------===//
 #include "wirc/passes/Pass.h"
+#include "wirc/support/Hash.h"
 
 #include <fmt/format.h>
 
@@ -66,22 +67,8 @@ private:
   std::vector<Slot> slots;
   size_t size = 0;
 
-  /// Eight bytes at a time: names are short, and this runs for every
-  /// reference of the graph.
   static uint32_t hashOf(std::string_view name) {
-    uint64_t h = name.size() * 0x9e3779b97f4a7c15ULL;
-    size_t i = 0;
-    for (; i + 8 <= name.size(); i += 8) {
-      uint64_t word;
-      std::memcpy(&word, name.data() + i, 8);
-      h = (h ^ word) * 0xff51afd7ed558ccdULL;
-    }
-    if (i < name.size()) {
-      uint64_t word = 0;
-      std::memcpy(&word, name.data() + i, name.size() - i);
-      h = (h ^ word) * 0xff51afd7ed558ccdULL;
-    }
-    return static_cast<uint32_t>(h ^ (h >> 29) ^ (h >> 47));
+    return static_cast<uint32_t>(hashText(name));
   }
 
   template <typename NameOf> void grow(NameOf &&nameOf) {

@@ -75,21 +75,26 @@ bool runPipeline(const std::vector<const PassInfo *> &pipeline, ir::Module &modu
       instrumentation.print(fmt::format("// -----// IR after {} //----- //\n{}\n", pass->name,
                                         ir::printModule(module)));
   }
-  if (instrumentation.timePasses && instrumentation.print) {
-    double total = 0;
-    for (const auto &[name, ms] : timings)
-      total += ms;
-    std::string report = "===-------------------------------------------===\n"
-                         "  wirc pass execution timing report\n"
-                         "===-------------------------------------------===\n";
-    report += fmt::format("  {:>10}  {:>6}  {}\n", "wall (ms)", "%", "pass");
-    for (const auto &[name, ms] : timings)
-      report += fmt::format("  {:>10.3f}  {:>5.1f}%  {}\n", ms, total > 0 ? 100 * ms / total : 0.0,
-                            name);
-    report += fmt::format("  {:>10.3f}  {:>5.1f}%  total\n", total, 100.0);
-    instrumentation.print(report);
-  }
+  if (instrumentation.timePasses && instrumentation.print)
+    instrumentation.print(formatTimingReport("wirc pass execution timing report", "pass", timings));
   return true;
+}
+
+std::string formatTimingReport(std::string_view title, std::string_view column,
+                               const std::vector<std::pair<std::string_view, double>> &rows) {
+  double total = 0;
+  for (const auto &[name, ms] : rows)
+    total += ms;
+  std::string report = fmt::format("===-------------------------------------------===\n"
+                                   "  {}\n"
+                                   "===-------------------------------------------===\n",
+                                   title);
+  report += fmt::format("  {:>10}  {:>6}  {}\n", "wall (ms)", "%", column);
+  for (const auto &[name, ms] : rows)
+    report += fmt::format("  {:>10.3f}  {:>5.1f}%  {}\n", ms, total > 0 ? 100 * ms / total : 0.0,
+                          name);
+  report += fmt::format("  {:>10.3f}  {:>5.1f}%  total\n", total, 100.0);
+  return report;
 }
 
 } // namespace wirc::passes

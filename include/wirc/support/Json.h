@@ -14,6 +14,8 @@
 #ifndef WIRC_SUPPORT_JSON_H
 #define WIRC_SUPPORT_JSON_H
 
+#include "wirc/support/Hash.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -44,24 +46,14 @@ struct ParseError {
     return false;
   const char *x = a.data();
   const char *y = b.data();
-  auto load8 = [](const char *at) {
-    uint64_t w;
-    std::memcpy(&w, at, 8);
-    return w;
-  };
-  auto load4 = [](const char *at) {
-    uint32_t w;
-    std::memcpy(&w, at, 4);
-    return w;
-  };
   if (n >= 8) {
     for (size_t i = 0; i + 8 < n; i += 8)
-      if (load8(x + i) != load8(y + i))
+      if (load64(x + i) != load64(y + i))
         return false;
-    return load8(x + n - 8) == load8(y + n - 8);
+    return load64(x + n - 8) == load64(y + n - 8);
   }
   if (n >= 4)
-    return load4(x) == load4(y) && load4(x + n - 4) == load4(y + n - 4);
+    return load32(x) == load32(y) && load32(x + n - 4) == load32(y + n - 4);
   for (size_t i = 0; i < n; ++i)
     if (x[i] != y[i])
       return false;
