@@ -3,14 +3,29 @@
 
 namespace wirc::ir {
 
+namespace {
+
+/// The value of an expression that is constant once simplified ("0*s0",
+/// "s0 - s0 + 4"): the reader keeps expressions as written.
+std::optional<int64_t> constantValue(const sym::Expr &e) {
+  if (std::optional<int64_t> c = e.constant())
+    return c;
+  return sym::simplify(e).constant();
+}
+
+} // namespace
+
 std::optional<int64_t> staticStorageBytes(const graph::Layout &layout) {
   for (const sym::Expr &size : layout.size)
-    if (size.constant() == std::optional<int64_t>(0))
+    if (constantValue(size) == std::optional<int64_t>(0))
       return 0;
   int64_t extent = 1;
   for (size_t i = 0; i < layout.size.size(); ++i) {
-    std::optional<int64_t> size = layout.size[i].constant();
-    std::optional<int64_t> stride = layout.stride[i].constant();
+    std::optional<int64_t> stride = constantValue(layout.stride[i]);
+    // A stride-0 dimension spans nothing, whatever its size.
+    if (stride == std::optional<int64_t>(0))
+      continue;
+    std::optional<int64_t> size = constantValue(layout.size[i]);
     int64_t span = 0;
     if (!size || !stride || __builtin_mul_overflow(*size - 1, *stride, &span) ||
         __builtin_add_overflow(extent, span, &extent))

@@ -396,8 +396,11 @@ bool placeInPools(Module &module, unsigned functionIndex, MemoryPlan strategy,
     groups.forEachMember(group, [&](BufferId b) {
       const BufferInfo &info = module.buffer(b);
       const StorageSize &size = sizes.of(b);
+      // Static by the IR's own measure too (no symbol outside a stride-0
+      // dimension): the verifier and --verify-plan size pooled buffers so.
       eligible &= info.kind == BufferKind::Intermediate && !info.isTuple && size.isStatic &&
-                  size.known && size.paddedBytes <= sizes.of(group.root).paddedBytes;
+                  size.known && size.paddedBytes <= sizes.of(group.root).paddedBytes &&
+                  ir::staticStorageBytes(info.layout).has_value();
     });
     eligible &= sizes.of(group.root).paddedBytes > 0;
     if (!eligible)
