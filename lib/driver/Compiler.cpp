@@ -98,7 +98,9 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
 
   ir::Module module;
   passes::CompileOptions options = request.options;
-  options.symbolicStats |= request.instrumentation.memoryStats || !request.outputDir.empty();
+  const bool statsRead = request.instrumentation.memoryStats || !request.outputDir.empty();
+  options.memoryStats = statsRead || options.verifyPlan;
+  options.symbolicStats |= statsRead;
   // The pipeline frees the document once the IR is built: at scale the two
   // together were most of the peak memory.
   passes::PassContext context{document.get(), options, diag, std::move(document)};

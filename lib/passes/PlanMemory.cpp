@@ -395,7 +395,9 @@ bool planMemory(Module &module, PassContext &ctx) {
   for (unsigned f = 0; f < module.functions.size(); ++f) {
     Function &function = module.functions[f];
     planFunction(module, function);
-    memory::recordLowerBounds(module, f, sizes, ctx.options.symbolicStats);
+    const bool stats = ctx.options.memoryStats || ctx.options.verifyPlan;
+    if (stats)
+      memory::recordLowerBounds(module, f, sizes, ctx.options.symbolicStats);
     std::string_view method = memoryPlanName(strategy);
     switch (strategy) {
     case MemoryPlan::None:
@@ -443,7 +445,8 @@ bool planMemory(Module &module, PassContext &ctx) {
       break;
     }
     }
-    memory::recordPeaks(module, f, sizes, strategy, method);
+    if (stats)
+      memory::recordPeaks(module, f, sizes, strategy, method);
     if (ctx.options.verifyPlan)
       memory::verifyPlans(module, f, strategy);
   }

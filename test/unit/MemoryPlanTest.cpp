@@ -306,3 +306,30 @@ TEST_CASE("the verifier checks pool lines", "[verifier]") {
     CHECK_THAT(firstError(c.module), Catch::Contains("does not fit in pool"));
   }
 }
+
+TEST_CASE("memory stats are measured only when asked for, and never change the plan",
+          "[plan-memory]") {
+  std::mt19937_64 rng(23);
+  for (int trial = 0; trial < 8; ++trial) {
+    Json json = randomGraph(rng, 10 + trial * 3, trial % 2 == 1);
+    DiagnosticEngine diag;
+    auto doc = test::read(json.dump(), diag);
+    REQUIRE(doc);
+    for (MemoryPlan plan : {MemoryPlan::None, MemoryPlan::Reuse, MemoryPlan::Pool, MemoryPlan::Arena}) {
+      passes::CompileOptions options;
+      options.memoryPlan = plan;
+      ir::Module measured, unmeasured;
+      REQUIRE(test::compile(*doc, measured, diag, options));
+      options.memoryStats = false;
+      REQUIRE(test::compile(*doc, unmeasured, diag, options));
+      CHECK(measured.memoryStats.size() >= 1);
+      CHECK(unmeasured.memoryStats.empty());
+      CHECK(ir::printModule(measured) == ir::printModule(unmeasured));
+      // --verify-plan checks the stats too, so it measures them.
+      options.verifyPlan = true;
+      ir::Module verified;
+      REQUIRE(test::compile(*doc, verified, diag, options));
+      CHECK(verified.memoryStats.size() == measured.memoryStats.size());
+    }
+  }
+}

@@ -40,6 +40,11 @@ struct CompileOptions {
   /// Check every memory plan with the independent checker; a rejected plan
   /// is an InternalError.
   bool verifyPlan = false;
+  /// Record each function's lower bound and peak (Module::memoryStats).
+  /// Only --stats, the manifest and --verify-plan read them, and measuring
+  /// every plan costs a tenth of a large compile: the driver turns this off
+  /// when nothing will.
+  bool memoryStats = true;
   /// Also derive the symbolic forms of the lower bound and peak
   /// (MemoryPlanStats::*Expr): needed by --stats and the manifest only, and
   /// costly on large dynamic graphs.
