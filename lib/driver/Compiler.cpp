@@ -88,7 +88,8 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
   // A mapped text is read again from the page cache if needed: the pages
   // behind the reader need not stay in memory while it builds the graph.
   std::unique_ptr<graph::Document> document = graph::readDocument(
-      text, diag, request.limits, [&input](size_t end) { input.dropResidentPages(end); });
+      text, diag, request.limits,
+      [&input](size_t begin, size_t end) { input.dropResidentPages(begin, end); });
   if (!document)
     return ExitCode::UserError;
   // The graph holds what it needs; the text is read again only to locate a

@@ -20,10 +20,13 @@
 #include <bit>
 #include <charconv>
 #include <cstring>
+#include <exception>
 #include <initializer_list>
 #include <limits>
 #include <memory>
 #include <set>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
 namespace wirc::graph {
@@ -384,15 +387,26 @@ struct TensorInfo {
 class Reader {
 public:
   Reader(DiagnosticEngine &diag, const ReaderLimits &limits,
-         const std::function<void(size_t)> &readUpTo)
+         const std::function<void(size_t, size_t)> &readUpTo)
       : diag(diag), limits(limits), readUpTo(readUpTo) {}
+  /// Reads some of \p parent's current graph's nodes, on a thread of its
+  /// own: it looks names, expressions and layouts up in \p parent's caches
+  /// (which no one writes while it runs) before its own, and reports to
+  /// \p diag.
+  Reader(const Reader &parent, DiagnosticEngine &diag,
+         const std::function<void(size_t, size_t)> &readUpTo)
+      : diag(diag), limits(parent.limits), readUpTo(readUpTo), source(parent.source),
+        globalNames(parent.globalNames), kernelIndex(parent.kernelIndex),
+        graphNames(parent.graphNames), sharedExprs(&parent.exprCache),
+        sharedValidNames(&parent.validNames), validKeywords(parent.validKeywords),
+        symbolNames(parent.symbolNames), hints(parent.hints), sharedLayouts(&parent) {}
 
   std::unique_ptr<Document> read(std::string_view text);
 
 private:
   DiagnosticEngine &diag;
   const ReaderLimits &limits;
-  const std::function<void(size_t)> &readUpTo;
+  const std::function<void(size_t, size_t)> &readUpTo;
   std::string_view source; ///< the document's text
   std::unique_ptr<Document> doc;
   /// Symbol, kernel and subgraph names, keyed by their text in the document.
@@ -572,7 +586,7 @@ private:
     if (!name)
       return std::nullopt;
     // Names repeat (a buffer at every use): each spelling is checked once.
-    if (validNames.find(*name))
+    if (validNames.find(*name) || (sharedValidNames && sharedValidNames->find(*name)))
       return name;
     if (auto why = checkIdentifier(*name)) {
       error(pointer, fmt::format("{} name '{}' {}", what, printable(*name), *why));
@@ -637,7 +651,10 @@ private:
     std::string_view text = value.str();
     // Graphs spell the same few expressions over and over (s0, 4096*s0,
     // ...): parse, check and simplify each spelling once.
-    if (const sym::Expr *cached = exprCache.find(text))
+    const sym::Expr *cached = exprCache.find(text);
+    if (!cached && sharedExprs)
+      cached = sharedExprs->find(text);
+    if (cached)
       return checkSign(*cached, pointer, what, text, nonNegative);
     sym::ParseError parseError;
     auto expr = sym::parseExpr(text, parseError);
@@ -673,11 +690,15 @@ private:
 
   /// Expression spellings already read, keyed by their text in the document.
   NameMap<sym::Expr> exprCache;
+  /// A node-reading thread's parent's caches, looked in before its own: no
+  /// one writes them while such threads run.
+  const NameMap<sym::Expr> *sharedExprs = nullptr;
   /// Nodes of the graphs read so far, against limits.maxNodes.
   size_t nodeCount = 0;
   /// Names already checked by checkIdentifier, and keyword argument names
   /// by checkKeywordName.
   NameMap<bool> validNames;
+  const NameMap<bool> *sharedValidNames = nullptr;
   NameMap<bool> validKeywords;
 
   /// Reads a list of non-negative expressions into \p out (cleared first);
@@ -750,6 +771,8 @@ private:
   std::vector<CachedLayout> layoutCache;
   /// Hash of a layout's spelling to its first entry in layoutCache.
   std::unordered_map<uint64_t, uint32_t> layoutIndex;
+  /// A node-reading thread's parent, whose layout cache it looks in first.
+  const Reader *sharedLayouts = nullptr;
   bool claimName(std::string_view name, const Ptr &pointer, NameMap<NameSite> &names,
                  const NameSite &site);
   /// Reads into \p out, a default Value; false if there was a problem.
@@ -764,6 +787,17 @@ private:
   bool readView(const Json &value, const Ptr &pointer, View &out);
   /// Reads into \p node, a default Node (in place: a graph has many).
   bool readNode(const Json &value, const Ptr &pointer, Node &node);
+  /// Reads nodes [begin, end) of \p nodes (spelled under \p np) into
+  /// out[count], out[count + 1], ..., leaving out those with a problem (false
+  /// if there was one); \p count ends one past the last node read. Reports the
+  /// text read through readUpTo, from \p unreported on (0: always from the
+  /// start; SIZE_MAX: from the first node's), and updates it.
+  bool readNodes(const Json &nodes, const Ptr &np, size_t begin, size_t end, Node *out,
+                 size_t &count, size_t &unreported);
+  /// readNodes over all of \p nodes, on limits.threads threads where that
+  /// pays. Runs that report anything are read again on this thread alone, so
+  /// that diagnostics come in document order, as they would without threads.
+  void readAllNodes(const Json &nodes, const Ptr &np, std::vector<Node> &out);
   /// Reads into \p arg, a default KernelArg (in place: a graph has many).
   bool readKernelArg(const Json &value, const Ptr &pointer, KernelArg &arg);
   std::optional<std::string_view> readOpName(const Json &value, const Ptr &pointer);
@@ -1261,11 +1295,15 @@ bool Reader::readLayout(const Json &object, const Ptr &pointer, std::string_view
   // fixed by then), so it is checked once.
   uint64_t hash = 0;
   bool keyed = layoutHash(fields, hash);
-  auto indexed = keyed ? layoutIndex.find(hash) : layoutIndex.end();
-  if (indexed != layoutIndex.end()) {
-    for (uint32_t i = indexed->second; i != kNoLayout; i = layoutCache[i].next)
-      if (sameLayoutText(fields, layoutCache[i])) {
-        out = layoutCache[i].layout;
+  for (const Reader *cache : {static_cast<const Reader *>(this), sharedLayouts}) {
+    if (!keyed || !cache)
+      continue;
+    auto indexed = cache->layoutIndex.find(hash);
+    if (indexed == cache->layoutIndex.end())
+      continue;
+    for (uint32_t i = indexed->second; i != kNoLayout; i = cache->layoutCache[i].next)
+      if (sameLayoutText(fields, cache->layoutCache[i])) {
+        out = cache->layoutCache[i].layout;
         return true;
       }
   }
@@ -2110,6 +2148,112 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
   return false;
 }
 
+bool Reader::readNodes(const Json &nodes, const Ptr &np, size_t begin, size_t end, Node *out,
+                       size_t &count, size_t &unreported) {
+  // Every node keeps its pointer: spelled from one prefix and its index.
+  std::string spelled = np.str() + '/';
+  const size_t prefix = spelled.size();
+  bool ok = true;
+  for (size_t i = begin; i < end; ++i) {
+    char digits[24];
+    char *last = std::to_chars(digits, digits + sizeof digits, i).ptr;
+    spelled.resize(prefix);
+    spelled.append(digits, last);
+    Node &node = out[count++];
+    node.pointer = spelled;
+    Json value = nodes[i];
+    if (!readNode(value, child(np, i), node)) {
+      node = Node();
+      --count;
+      ok = false;
+    }
+    // Nodes are most of a large document and are read in order: the text
+    // behind this one is read.
+    if (readUpTo && (unreported == SIZE_MAX || i % 16384 == 16383) && value.is_object() &&
+        value.size() > 0) {
+      const char *key = value.member(0).key().data();
+      if (key >= source.data() && key < source.data() + source.size()) {
+        size_t offset = static_cast<size_t>(key - source.data());
+        if (unreported != SIZE_MAX && offset > unreported)
+          readUpTo(unreported, offset);
+        // From the start, the report covers all the text before, every time:
+        // looking names up reads their spellings there, which brings pages
+        // back.
+        if (unreported != 0)
+          unreported = offset;
+      }
+    }
+  }
+  return ok;
+}
+
+void Reader::readAllNodes(const Json &nodes, const Ptr &np, std::vector<Node> &out) {
+  const size_t n = nodes.size();
+  const size_t base = out.size();
+  const size_t perThread = std::max<size_t>(limits.minNodesPerThread, 1);
+  const size_t threads = std::min<size_t>(limits.threads, n / perThread);
+  // Read in place: every node's slot exists before any thread starts.
+  out.resize(base + n);
+  auto readAlone = [&] {
+    size_t count = base;
+    // The first node's text is where the unread text begins: what comes
+    // before the nodes is read by now.
+    size_t unreported = 0;
+    readNodes(nodes, np, 0, n, out.data(), count, unreported);
+    out.resize(count);
+  };
+  if (threads < 2) {
+    readAlone();
+    return;
+  }
+  // Each thread reads one contiguous part, with diagnostics of its own. Any
+  // diagnostic sends the graph back to be read by this thread alone: the
+  // document then gets the same diagnostics in the same order as without
+  // threads, and only a bad graph pays for reading twice.
+  struct Part {
+    DiagnosticEngine diag;
+    std::exception_ptr failure;
+    bool ok = false;
+  };
+  std::vector<Part> parts(threads);
+  auto readPart = [&](size_t t) {
+    Part &part = parts[t];
+    try {
+      Reader reader(*this, part.diag, readUpTo);
+      size_t begin = n * t / threads, end = n * (t + 1) / threads;
+      size_t count = base + begin;
+      size_t unreported = t == 0 ? 0 : SIZE_MAX;
+      part.ok = reader.readNodes(nodes, np, begin, end, out.data(), count, unreported);
+    } catch (...) {
+      part.failure = std::current_exception();
+    }
+  };
+  std::vector<std::thread> helpers;
+  helpers.reserve(threads - 1);
+  try {
+    for (size_t t = 1; t < threads; ++t)
+      helpers.emplace_back(readPart, t);
+  } catch (const std::system_error &) {
+    // No more threads to be had: this one reads the parts left over.
+  }
+  readPart(0);
+  for (std::thread &helper : helpers)
+    helper.join();
+  for (size_t t = helpers.size() + 1; t < threads; ++t)
+    readPart(t);
+  for (Part &part : parts)
+    if (part.failure)
+      std::rethrow_exception(part.failure);
+  bool quiet = std::all_of(parts.begin(), parts.end(), [](const Part &part) {
+    return part.ok && part.diag.diagnostics().empty();
+  });
+  if (!quiet) {
+    out.resize(base);
+    out.resize(base + n);
+    readAlone();
+  }
+}
+
 bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
                        bool topLevel) {
   if (!topLevel && !expectObject(object, pointer,
@@ -2345,28 +2489,7 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
         graphNames = nullptr;
         return false;
       }
-      graph.nodes.reserve(nodes->size());
-      // Every node keeps its pointer: spelled from one prefix and its index.
-      std::string spelled = np.str() + '/';
-      const size_t prefix = spelled.size();
-      for (size_t i = 0; i < nodes->size(); ++i) {
-        char digits[24];
-        char *last = std::to_chars(digits, digits + sizeof digits, i).ptr;
-        spelled.resize(prefix);
-        spelled.append(digits, last);
-        Node &node = graph.nodes.emplace_back();
-        node.pointer = spelled;
-        Json value = (*nodes)[i];
-        if (!readNode(value, child(np, i), node))
-          graph.nodes.pop_back();
-        // Nodes are most of a large document and are read in order: the
-        // text before this one is behind the reader.
-        if (readUpTo && i % 16384 == 16383 && value.is_object() && value.size() > 0) {
-          const char *key = value.member(0).key().data();
-          if (key >= source.data() && key < source.data() + source.size())
-            readUpTo(static_cast<size_t>(key - source.data()));
-        }
-      }
+      readAllNodes(*nodes, np, graph.nodes);
     }
   }
 
@@ -2803,7 +2926,7 @@ void Reader::checkGraph(Graph &graph) {
 
 std::unique_ptr<Document> readDocument(std::string_view text, DiagnosticEngine &diag,
                                        const ReaderLimits &limits,
-                                       const std::function<void(size_t)> &readUpTo) {
+                                       const std::function<void(size_t, size_t)> &readUpTo) {
   Reader reader(diag, limits, readUpTo);
   return reader.read(text);
 }

@@ -138,12 +138,13 @@ std::string InputText::open(const std::string &path) {
   return readWholeFile(path, copy);
 }
 
-void InputText::dropResidentPages(size_t end) {
-  // Whole pages only: a page straddling `end` stays.
+void InputText::dropResidentPages(size_t begin, size_t end) {
+  // Whole pages only: pages straddling `begin` or `end` stay.
   size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  size_t bytes = end >= mappedSize ? mappedSize : end / page * page;
-  if (mapped && bytes > 0)
-    ::madvise(const_cast<char *>(mapped), bytes, MADV_DONTNEED);
+  size_t first = (begin + page - 1) / page * page;
+  size_t last = end >= mappedSize ? mappedSize : end / page * page;
+  if (mapped && last > first)
+    ::madvise(const_cast<char *>(mapped) + first, last - first, MADV_DONTNEED);
 }
 
 } // namespace wirc

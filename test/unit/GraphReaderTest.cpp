@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -84,4 +86,78 @@ TEST_CASE("mutated documents never crash the reader or the pipeline", "[reader][
     REQUIRE_NOTHROW(test::compile(*doc, module, diag));
   }
   CHECK(accepted < 400);
+}
+
+namespace {
+
+/// What reading \p text with \p limits gives: every diagnostic, and the IR
+/// the default pipeline makes of the document, if there is one.
+std::string readOutcome(const std::string &text, const graph::ReaderLimits &limits) {
+  DiagnosticEngine diag;
+  diag.setSource("test.json", [&text](std::string_view pointer) {
+    return graph::locateJsonPointer(text, pointer);
+  });
+  std::unique_ptr<graph::Document> doc = graph::readDocument(text, diag, limits);
+  std::string out;
+  for (const Diagnostic &d : diag.diagnostics())
+    out += formatDiagnostic(d) + "\n";
+  if (!doc)
+    return out + "(no document)\n";
+  ir::Module module;
+  DiagnosticEngine compileDiag;
+  if (!test::compile(*doc, module, compileDiag))
+    return out + "(no module)\n";
+  return out + ir::printModule(module);
+}
+
+} // namespace
+
+TEST_CASE("reading nodes on several threads changes nothing", "[reader][threads]") {
+  // Every graph of the repository, good and bad, read with one node per
+  // thread at least, so that even small graphs are split.
+  std::vector<std::filesystem::path> files;
+  for (const char *dir : {"/test/fixtures", "/test/lit", "/samples"})
+    for (const auto &entry :
+         std::filesystem::recursive_directory_iterator(std::string(WIRC_SOURCE_DIR) + dir))
+      if (entry.path().extension() == ".json")
+        files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() > 50);
+  int split = 0;
+  for (const std::filesystem::path &file : files) {
+    INFO(file.string());
+    std::ifstream in(file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    graph::ReaderLimits one;
+    std::string expected = readOutcome(text, one);
+    for (unsigned threads : {2u, 3u, 8u}) {
+      graph::ReaderLimits many;
+      many.threads = threads;
+      many.minNodesPerThread = 1;
+      CHECK(readOutcome(text, many) == expected);
+    }
+    split += text.find("\"nodes\"") != std::string::npos;
+  }
+  CHECK(split > 40);
+}
+
+TEST_CASE("a bad node on a thread gets the diagnostics of a read without threads",
+          "[reader][threads]") {
+  std::string text = sample("03-topk-multi-output.json");
+  // Break the first and the last node: with two threads, one in each part.
+  size_t first = text.find("\"op\"", text.find("\"nodes\""));
+  size_t last = text.rfind("\"op\"");
+  REQUIRE(first != std::string::npos);
+  REQUIRE(last > first);
+  text.replace(last, 4, "\"oq\"");
+  text.replace(first, 4, "\"oq\"");
+  graph::ReaderLimits one, two;
+  two.threads = 2;
+  two.minNodesPerThread = 1;
+  std::string expected = readOutcome(text, one);
+  CHECK(expected.find("(no document)") != std::string::npos);
+  CHECK(std::count(expected.begin(), expected.end(), '\n') >= 3);
+  CHECK(readOutcome(text, two) == expected);
 }

@@ -12,10 +12,12 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <new>
+#include <thread>
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -185,7 +187,8 @@ int run(int argc, char **argv) {
   bool noCache = false;
   compile->add_flag("--no-cache", noCache, "cpp: compile every kernel, reading and writing no cache");
   compile->add_option("-j,--jobs", request.kernels.threads,
-                      "cpp: threads that compile kernels (0: one per core)")
+                      "Threads that read a large graph and, for cpp, compile kernels (0: one "
+                      "per core); the output does not depend on it")
       ->check(CLI::Range(0u, 1024u))
       ->default_str("0");
   compile->add_flag("--no-size-asserts", noSizeAsserts,
@@ -260,6 +263,9 @@ int run(int argc, char **argv) {
     return toInt(wirc::ExitCode::UsageError);
   }
   request.kernels.cacheDir = noCache ? std::string() : cacheDir;
+  request.limits.threads = request.kernels.threads
+                               ? request.kernels.threads
+                               : std::max(1u, std::thread::hardware_concurrency());
   request.kernels.log = [](const std::string &line) { spdlog::debug("{}", line); };
   request.kernels.warn = [](const std::string &line) { spdlog::warn("{}", line); };
   request.disableFree = true;

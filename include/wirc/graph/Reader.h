@@ -19,17 +19,24 @@ struct ReaderLimits {
   size_t maxRank = 64;                    ///< dimensions of a tensor
   size_t maxStringBytes = size_t(64) << 20; ///< one string (kernel sources)
   size_t maxNodes = size_t(1) << 22;        ///< nodes of all graphs together
+  /// Threads that read a large graph's nodes (1: only the calling thread).
+  /// The document, the diagnostics and everything after do not depend on it.
+  unsigned threads = 1;
+  /// Fewer nodes than this per thread are read by the calling thread alone:
+  /// starting a thread costs more than it saves.
+  size_t minNodesPerThread = 32768;
 };
 
 /// Parses and validates a graph-format document. Reports every problem to
 /// \p diag (located by JSON Pointer) and returns null if there was any error.
 /// \p diag's locator must already be set up for \p text.
-/// Now and then, \p readUpTo receives a byte offset of \p text that the
-/// reader has moved past: it will seldom read the text before it again (the
-/// caller may let those pages leave memory, as long as they stay readable).
-std::unique_ptr<Document> readDocument(std::string_view text, DiagnosticEngine &diag,
-                                       const ReaderLimits &limits = {},
-                                       const std::function<void(size_t)> &readUpTo = {});
+/// Now and then, \p readUpTo receives a range [begin, end) of \p text that
+/// the reader has moved past: it will seldom read those bytes again (the
+/// caller may let their pages leave memory, as long as they stay readable).
+/// With several threads it is called from each of them.
+std::unique_ptr<Document>
+readDocument(std::string_view text, DiagnosticEngine &diag, const ReaderLimits &limits = {},
+             const std::function<void(size_t, size_t)> &readUpTo = {});
 
 } // namespace wirc::graph
 

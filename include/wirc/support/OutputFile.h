@@ -35,9 +35,9 @@ public:
   std::string_view text() const { return mapped ? std::string_view(mapped, mappedSize) : copy; }
   /// Tells the system the text will not be read again soon: its pages leave
   /// memory and are read back on demand. A no-op for a copied stream.
-  void dropResidentPages() { dropResidentPages(text().size()); }
-  /// The same for the text before byte \p end.
-  void dropResidentPages(size_t end);
+  void dropResidentPages() { dropResidentPages(0, text().size()); }
+  /// The same for the bytes [\p begin, \p end) of the text (whole pages).
+  void dropResidentPages(size_t begin, size_t end);
 
 private:
   std::string copy;
