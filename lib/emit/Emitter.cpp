@@ -49,7 +49,9 @@ public:
             "a Python module that rebuilds the FX graph as a runnable GraphModule",
             emitFxModule);
     builtin("python", ".py", "an Inductor-style Python output-code module",
-            [](const ir::Module &module, const EmitOptions &) { return emitPython(module); });
+            [](const ir::Module &module, const EmitOptions &options) {
+              return emitPython(module, options);
+            });
     builtin("cpp", ".cpp", "a standalone C++ wrapper over the CUDA driver API",
             [](const ir::Module &module, const EmitOptions &options) {
               return emitCpp(module, options);

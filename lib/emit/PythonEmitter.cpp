@@ -21,9 +21,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <exception>
 #include <iterator>
+#include <system_error>
+#include <thread>
 
 namespace wirc::emit {
 
@@ -45,12 +49,16 @@ std::string pyTuple(const std::vector<std::string> &items) {
 
 class PythonEmitter {
 public:
-  explicit PythonEmitter(const Module &module) : module(module) {}
+  explicit PythonEmitter(const Module &module, unsigned threads = 1,
+                         size_t minLinesPerThread = 1)
+      : module(module), threads(threads), minLinesPerThread(minLinesPerThread) {}
 
   std::string emit();
 
 private:
   const Module &module;
+  unsigned threads;
+  size_t minLinesPerThread;
   std::string out;
   unsigned indent = 0;
   std::vector<int> deviceStack;
@@ -221,6 +229,8 @@ private:
   void header();
   void kernelDefinitions();
   void function(const Function &function);
+  /// body() of every line, on up to `threads` threads.
+  void bodies(const std::vector<Line> &lines);
   void body(const Line &line);
   void harness();
 };
@@ -493,9 +503,78 @@ void PythonEmitter::function(const Function &fn) {
     // lets inputs be freed as soon as the wrapper drops them.
     line("args.clear()");
   }
-  for (const Line &l : fn.lines)
-    body(l);
+  bodies(fn.lines);
   indent = 0;
+}
+
+void PythonEmitter::bodies(const std::vector<Line> &lines) {
+  // A line's text depends on the module, the line and the device guards
+  // open before it: a large function is printed in parts, one per thread,
+  // each from the guards open at its first line, and the parts are joined.
+  const size_t parts = std::min<size_t>(threads, lines.size() / minLinesPerThread);
+  if (parts < 2) {
+    for (const Line &l : lines)
+      body(l);
+    return;
+  }
+  std::vector<size_t> starts(parts + 1);
+  for (size_t p = 0; p <= parts; ++p)
+    starts[p] = lines.size() * p / parts;
+  // Parts after the first print into emitters of their own.
+  std::vector<PythonEmitter> emitters;
+  emitters.reserve(parts - 1);
+  unsigned openIndent = indent;
+  std::vector<int> openDevices = deviceStack;
+  for (size_t p = 1, i = 0; p < parts; ++p) {
+    for (; i < starts[p]; ++i) {
+      if (const auto *enter = std::get_if<DeviceGuardEnterLine>(&lines[i])) {
+        openDevices.push_back(enter->device);
+        ++openIndent;
+      } else if (std::holds_alternative<DeviceGuardExitLine>(lines[i])) {
+        openDevices.pop_back();
+        --openIndent;
+      }
+    }
+    PythonEmitter &e = emitters.emplace_back(module);
+    e.indent = openIndent;
+    e.deviceStack = openDevices;
+    e.out.reserve(128 * (starts[p + 1] - starts[p]));
+  }
+  // What a line throws (a construct the target cannot express) is thrown
+  // as without threads: the first part's to fail, which holds the first
+  // failing line.
+  std::vector<std::exception_ptr> failures(parts);
+  auto printPart = [&](size_t p) {
+    PythonEmitter &e = p == 0 ? *this : emitters[p - 1];
+    try {
+      for (size_t i = starts[p]; i < starts[p + 1]; ++i)
+        e.body(lines[i]);
+    } catch (...) {
+      failures[p] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> helpers;
+  helpers.reserve(parts - 1);
+  try {
+    for (size_t p = 1; p < parts; ++p)
+      helpers.emplace_back(printPart, p);
+  } catch (const std::system_error &) {
+    // No more threads to be had: this one prints the parts left over.
+  }
+  printPart(0);
+  for (std::thread &helper : helpers)
+    helper.join();
+  for (size_t p = helpers.size() + 1; p < parts; ++p)
+    printPart(p);
+  for (std::exception_ptr &failure : failures)
+    if (failure)
+      std::rethrow_exception(failure);
+  for (PythonEmitter &e : emitters) {
+    out += e.out;
+    e.out = std::string();
+  }
+  indent = emitters.back().indent;
+  deviceStack = emitters.back().deviceStack;
 }
 
 void PythonEmitter::harness() {
@@ -591,6 +670,10 @@ std::string PythonEmitter::emit() {
 
 } // namespace
 
-std::string emitPython(const Module &module) { return PythonEmitter(module).emit(); }
+std::string emitPython(const Module &module, const EmitOptions &options) {
+  return PythonEmitter(module, std::max(1u, options.threads),
+                       std::max<size_t>(1, options.minLinesPerThread))
+      .emit();
+}
 
 } // namespace wirc::emit

@@ -175,3 +175,47 @@ TEST_CASE("concurrent registrations each succeed once and keep earlier emitters 
   CHECK(emit::findEmitter("fx") == fx);
   CHECK(fx->name == "fx");
 }
+
+TEST_CASE("printing a Python wrapper on several threads changes nothing", "[emit][threads]") {
+  // Every fixture and sample that compiles, printed with one line per thread
+  // at least, under every memory plan (pools add lines of their own).
+  std::vector<std::filesystem::path> files;
+  for (const char *dir : {"/test/fixtures", "/samples"})
+    for (const auto &entry :
+         std::filesystem::recursive_directory_iterator(std::string(WIRC_SOURCE_DIR) + dir))
+      if (entry.path().extension() == ".json")
+        files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  int printed = 0;
+  for (const std::filesystem::path &file : files) {
+    INFO(file.string());
+    std::string text;
+    REQUIRE(readWholeFile(file.string(), text) == "");
+    DiagnosticEngine diag;
+    auto doc = test::read(text, diag);
+    if (!doc)
+      continue;
+    for (passes::MemoryPlan plan : {passes::MemoryPlan::Reuse, passes::MemoryPlan::Arena}) {
+      passes::CompileOptions options;
+      options.memoryPlan = plan;
+      ir::Module module;
+      if (!test::compile(*doc, module, diag, options))
+        continue;
+      auto print = [&](unsigned threads) {
+        emit::EmitOptions emitOptions;
+        emitOptions.threads = threads;
+        emitOptions.minLinesPerThread = 1;
+        try {
+          return emit::emitPython(module, emitOptions);
+        } catch (const NotImplementedError &e) {
+          return std::string("NotImplementedError: ") + e.what();
+        }
+      };
+      std::string expected = print(1);
+      for (unsigned threads : {2u, 3u, 8u})
+        CHECK(print(threads) == expected);
+      printed += expected.find("def call(") != std::string::npos;
+    }
+  }
+  CHECK(printed > 30);
+}

@@ -199,8 +199,8 @@ int run(int argc, char **argv) {
   bool noCache = false;
   compile->add_flag("--no-cache", noCache, "cpp: compile every kernel, reading and writing no cache");
   compile->add_option("-j,--jobs", request.kernels.threads,
-                      "Threads that read a large graph and, for cpp, compile kernels (0: one "
-                      "per core); the output does not depend on it")
+                      "Threads that read a large graph, print a large Python wrapper and, for "
+                      "cpp, compile kernels (0: one per core); the output does not depend on it")
       ->check(CLI::Range(0u, 1024u))
       ->default_str("0");
   compile->add_flag("--no-size-asserts", noSizeAsserts,
@@ -278,6 +278,7 @@ int run(int argc, char **argv) {
   request.limits.threads = request.kernels.threads
                                ? request.kernels.threads
                                : std::max(1u, std::thread::hardware_concurrency());
+  request.emitOptions.threads = request.limits.threads;
   request.kernels.log = [](const std::string &line) { spdlog::debug("{}", line); };
   request.kernels.warn = [](const std::string &line) { spdlog::warn("{}", line); };
   request.disableFree = true;

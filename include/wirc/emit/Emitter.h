@@ -37,6 +37,11 @@ struct EmitOptions {
   /// Inductor's cpp_wrapper does; needs libtorch.
   enum class CppAbi : uint8_t { Standalone, Aoti };
   CppAbi cppAbi = CppAbi::Standalone;
+  /// python only: threads that print a large function's lines (1: only the
+  /// calling thread), each at least minLinesPerThread of them. The text
+  /// does not depend on either.
+  unsigned threads = 1;
+  size_t minLinesPerThread = 32768;
 };
 
 /// Renders a module as one target's text. Throws NotImplementedError for IR
@@ -75,7 +80,7 @@ std::string emitModule(std::string_view name, const ir::Module &module,
                        const EmitOptions &options = {});
 
 /// The Inductor-style output-code module of --emit=python (emit/PythonEmitter.cpp).
-std::string emitPython(const ir::Module &module);
+std::string emitPython(const ir::Module &module, const EmitOptions &options = {});
 
 /// The standalone C++ wrapper of --emit=cpp (emit/CppEmitter.cpp).
 std::string emitCpp(const ir::Module &module, const EmitOptions &options = {});
