@@ -586,7 +586,8 @@ private:
     if (!name)
       return std::nullopt;
     // Names repeat (a buffer at every use): each spelling is checked once.
-    if (validNames.find(*name) || (sharedValidNames && sharedValidNames->find(*name)))
+    // A reading thread finds most names in its parent's table: look there first.
+    if ((sharedValidNames && sharedValidNames->find(*name)) || validNames.find(*name))
       return name;
     if (auto why = checkIdentifier(*name)) {
       error(pointer, fmt::format("{} name '{}' {}", what, printable(*name), *why));
@@ -651,9 +652,9 @@ private:
     std::string_view text = value.str();
     // Graphs spell the same few expressions over and over (s0, 4096*s0,
     // ...): parse, check and simplify each spelling once.
-    const sym::Expr *cached = exprCache.find(text);
-    if (!cached && sharedExprs)
-      cached = sharedExprs->find(text);
+    const sym::Expr *cached = sharedExprs ? sharedExprs->find(text) : nullptr;
+    if (!cached)
+      cached = exprCache.find(text);
     if (cached)
       return checkSign(*cached, pointer, what, text, nonNegative);
     sym::ParseError parseError;
