@@ -16,6 +16,7 @@
 
 #include "wirc/support/Diagnostics.h"
 #include "wirc/support/Names.h"
+#include "wirc/support/Parallel.h"
 
 #include "PythonText.h"
 
@@ -24,10 +25,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <exception>
 #include <iterator>
-#include <system_error>
-#include <thread>
 
 namespace wirc::emit {
 
@@ -541,34 +539,13 @@ void PythonEmitter::bodies(const std::vector<Line> &lines) {
     e.out.reserve(128 * (starts[p + 1] - starts[p]));
   }
   // What a line throws (a construct the target cannot express) is thrown
-  // as without threads: the first part's to fail, which holds the first
-  // failing line.
-  std::vector<std::exception_ptr> failures(parts);
-  auto printPart = [&](size_t p) {
+  // as without threads: the first part's to fail holds the first failing
+  // line.
+  runParts(parts, [&](size_t p) {
     PythonEmitter &e = p == 0 ? *this : emitters[p - 1];
-    try {
-      for (size_t i = starts[p]; i < starts[p + 1]; ++i)
-        e.body(lines[i]);
-    } catch (...) {
-      failures[p] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> helpers;
-  helpers.reserve(parts - 1);
-  try {
-    for (size_t p = 1; p < parts; ++p)
-      helpers.emplace_back(printPart, p);
-  } catch (const std::system_error &) {
-    // No more threads to be had: this one prints the parts left over.
-  }
-  printPart(0);
-  for (std::thread &helper : helpers)
-    helper.join();
-  for (size_t p = helpers.size() + 1; p < parts; ++p)
-    printPart(p);
-  for (std::exception_ptr &failure : failures)
-    if (failure)
-      std::rethrow_exception(failure);
+    for (size_t i = starts[p]; i < starts[p + 1]; ++i)
+      e.body(lines[i]);
+  });
   for (PythonEmitter &e : emitters) {
     out += e.out;
     e.out = std::string();

@@ -13,6 +13,7 @@
 #include "wirc/support/Hash.h"
 #include "wirc/support/Json.h"
 #include "wirc/support/Names.h"
+#include "wirc/support/Parallel.h"
 
 #include <fmt/format.h>
 
@@ -20,13 +21,10 @@
 #include <bit>
 #include <charconv>
 #include <cstring>
-#include <exception>
 #include <initializer_list>
 #include <limits>
 #include <memory>
 #include <set>
-#include <system_error>
-#include <thread>
 #include <unordered_map>
 
 namespace wirc::graph {
@@ -2213,38 +2211,17 @@ void Reader::readAllNodes(const Json &nodes, const Ptr &np, std::vector<Node> &o
   // threads, and only a bad graph pays for reading twice.
   struct Part {
     DiagnosticEngine diag;
-    std::exception_ptr failure;
     bool ok = false;
   };
   std::vector<Part> parts(threads);
-  auto readPart = [&](size_t t) {
+  runParts(threads, [&](size_t t) {
     Part &part = parts[t];
-    try {
-      Reader reader(*this, part.diag, readUpTo);
-      size_t begin = n * t / threads, end = n * (t + 1) / threads;
-      size_t count = base + begin;
-      size_t unreported = t == 0 ? 0 : SIZE_MAX;
-      part.ok = reader.readNodes(nodes, np, begin, end, out.data(), count, unreported);
-    } catch (...) {
-      part.failure = std::current_exception();
-    }
-  };
-  std::vector<std::thread> helpers;
-  helpers.reserve(threads - 1);
-  try {
-    for (size_t t = 1; t < threads; ++t)
-      helpers.emplace_back(readPart, t);
-  } catch (const std::system_error &) {
-    // No more threads to be had: this one reads the parts left over.
-  }
-  readPart(0);
-  for (std::thread &helper : helpers)
-    helper.join();
-  for (size_t t = helpers.size() + 1; t < threads; ++t)
-    readPart(t);
-  for (Part &part : parts)
-    if (part.failure)
-      std::rethrow_exception(part.failure);
+    Reader reader(*this, part.diag, readUpTo);
+    size_t begin = n * t / threads, end = n * (t + 1) / threads;
+    size_t count = base + begin;
+    size_t unreported = t == 0 ? 0 : SIZE_MAX;
+    part.ok = reader.readNodes(nodes, np, begin, end, out.data(), count, unreported);
+  });
   bool quiet = std::all_of(parts.begin(), parts.end(), [](const Part &part) {
     return part.ok && part.diag.diagnostics().empty();
   });

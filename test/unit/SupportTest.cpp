@@ -2,6 +2,7 @@
 #include "wirc/graph/JsonLocator.h"
 #include "wirc/support/Diagnostics.h"
 #include "wirc/support/Names.h"
+#include "wirc/support/Parallel.h"
 
 #include <catch2/catch.hpp>
 
@@ -85,4 +86,26 @@ TEST_CASE("the locator terminates on any text", "[locator]") {
     SourcePos pos = graph::locateJsonPointer(text, "/a/0/b");
     CHECK(pos.line >= 1);
   }
+}
+
+TEST_CASE("runParts runs every part once and rethrows the first part's failure", "[threads]") {
+  for (size_t n : {0u, 1u, 2u, 7u}) {
+    std::vector<std::atomic<int>> runs(n);
+    runParts(n, [&](size_t p) { ++runs[p]; });
+    for (size_t p = 0; p < n; ++p)
+      CHECK(runs[p] == 1);
+  }
+  // Parts 1 and 3 throw; part 1's exception comes out, after every part ran.
+  std::atomic<int> done{0};
+  try {
+    runParts(5, [&](size_t p) {
+      ++done;
+      if (p == 1 || p == 3)
+        throw std::runtime_error("part " + std::to_string(p));
+    });
+    FAIL("no exception");
+  } catch (const std::runtime_error &e) {
+    CHECK(std::string(e.what()) == "part 1");
+  }
+  CHECK(done == 5);
 }
