@@ -2,9 +2,10 @@
 //
 // Feeds arbitrary bytes through the library path of `wirc compile`: read and
 // validate, run the default pipeline, then print the IR and emit every
-// implemented kind. Bad input must end in diagnostics; anything else (an
-// InternalError or other exception, a crash, a sanitizer report, a leak, a
-// hang) is a finding. Built only with -DWIRC_BUILD_FUZZERS=ON and clang; run
+// implemented kind; read and print on threads too, which must change
+// nothing. Bad input must end in diagnostics; anything else (an InternalError
+// or other exception, a crash, a sanitizer report, a leak, a hang, a
+// difference made by threads) is a finding. Built only with -DWIRC_BUILD_FUZZERS=ON and clang; run
 // it with tools/fuzz.sh.
 //
 //===----------------------------------------------------------------------===//
@@ -67,12 +68,68 @@ void compileAndEmit(const graph::Document &document, const passes::CompileOption
   }
 }
 
+std::string formatAll(const DiagnosticEngine &diag) {
+  std::string out;
+  for (const Diagnostic &d : diag.diagnostics())
+    out += formatDiagnostic(d) + "\n";
+  return out;
+}
+
+std::string printPython(const ir::Module &module, unsigned threads) {
+  emit::EmitOptions options;
+  options.threads = threads;
+  options.minLinesPerThread = 1;
+  try {
+    return emit::emitPython(module, options);
+  } catch (const NotImplementedError &e) {
+    return std::string("NotImplementedError: ") + e.what();
+  }
+}
+
+/// Reading and printing on threads (one node and one line per thread at
+/// least) must give what one thread gives: the same diagnostics, document,
+/// IR and text.
+void checkThreads(std::string_view text, const DiagnosticEngine &oneDiag,
+                  const graph::Document *one) {
+  DiagnosticEngine diag;
+  diag.setSource("<fuzz>", [text](std::string_view pointer) {
+    return graph::locateJsonPointer(text, pointer);
+  });
+  graph::ReaderLimits limits;
+  limits.threads = 3;
+  limits.minNodesPerThread = 1;
+  std::unique_ptr<graph::Document> many = graph::readDocument(text, diag, limits);
+  if (bool(many) != bool(one))
+    finding("reading on threads changed whether the document is accepted");
+  if (formatAll(diag) != formatAll(oneDiag))
+    finding("reading on threads changed the diagnostics");
+  if (!one)
+    return;
+  passes::CompileOptions options;
+  ir::Module oneModule, manyModule;
+  DiagnosticEngine oneCompile, manyCompile;
+  passes::PassContext oneContext{one, options, oneCompile};
+  passes::PassContext manyContext{many.get(), options, manyCompile};
+  bool oneOk = passes::runPipeline(passes::buildDefaultPipeline(), oneModule, oneContext);
+  bool manyOk = passes::runPipeline(passes::buildDefaultPipeline(), manyModule, manyContext);
+  if (oneOk != manyOk || formatAll(oneCompile) != formatAll(manyCompile))
+    finding("a document read on threads compiles differently");
+  if (!oneOk)
+    return;
+  std::string oneText = ir::printModule(oneModule);
+  if (ir::printModule(manyModule) != oneText)
+    finding("a document read on threads gives different IR");
+  if (printPython(oneModule, 3) != printPython(oneModule, 1))
+    finding("printing Python on threads gives different text");
+}
+
 void fuzzOne(std::string_view text) {
   DiagnosticEngine diag;
   diag.setSource("<fuzz>", [text](std::string_view pointer) {
     return graph::locateJsonPointer(text, pointer);
   });
   std::unique_ptr<graph::Document> document = graph::readDocument(text, diag);
+  checkThreads(text, diag, document.get());
   if (!document) {
     if (!diag.hasErrors())
       finding("the reader rejected the input without reporting an error");
