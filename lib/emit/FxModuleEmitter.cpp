@@ -181,6 +181,14 @@ private:
     s += ']';
   }
 
+  /// `[size...], [stride...]`: how every call here passes a layout.
+  void appendSizeStride(TextBuffer &s, const std::vector<sym::Expr> &size,
+                        const std::vector<sym::Expr> &stride) {
+    appendList(s, size);
+    s += ", ";
+    appendList(s, stride);
+  }
+
   /// `(a, b)` / `(a,)` of the values, `()` for none.
   void appendValues(TextBuffer &s, const std::vector<Value> &list) {
     s += '(';
@@ -225,9 +233,7 @@ private:
     case Value::Kind::View: {
       std::string n = fresh("view");
       viewArgs.clear();
-      appendList(viewArgs, v.size);
-      viewArgs += ", ";
-      appendList(viewArgs, v.stride);
+      appendSizeStride(viewArgs, v.size, v.stride);
       viewArgs += ", ";
       appendExpr(viewArgs, pools.storageOffset(v.buffer, v.expr));
       out += "    ";
@@ -298,9 +304,7 @@ private:
   /// `    NAME = g.call_function(torch.as_strided, (BASE, SIZE, STRIDE, OFFSET))`.
   void asStrided(const std::string &name, BufferId base, const graph::Layout &layout) {
     args.clear();
-    appendList(args, layout.size);
-    args += ", ";
-    appendList(args, layout.stride);
+    appendSizeStride(args, layout.size, layout.stride);
     args += ", ";
     appendExpr(args, pools.storageOffset(base, layout.offset));
     out += "    ";
@@ -386,9 +390,7 @@ void GraphBuilder::emitLine(const Line &l) {
           [&](const AllocateLine &a) {
             const BufferInfo &info = module.buffer(a.buffer);
             args.clear();
-            appendList(args, info.layout.size);
-            args += ", ";
-            appendList(args, info.layout.stride);
+            appendSizeStride(args, info.layout.size, info.layout.stride);
             out += "    ";
             out += info.name;
             out += " = g.call_function(torch.empty_strided, (";
@@ -564,9 +566,7 @@ void GraphBuilder::emitLine(const Line &l) {
               if (!e.isConstant())
                 exprNode(e);
             args.clear();
-            appendList(args, info.layout.size);
-            args += ", ";
-            appendList(args, info.layout.stride);
+            appendSizeStride(args, info.layout.size, info.layout.stride);
             out += "    ";
             out += info.name;
             out += " = g.call_function(torch.ops.inductor._alloc_from_pool, (";

@@ -1294,7 +1294,7 @@ bool Reader::readLayout(const Json &object, const Ptr &pointer, std::string_view
   // fixed by then), so it is checked once.
   uint64_t hash = 0;
   bool keyed = layoutHash(fields, hash);
-  for (const Reader *cache : {static_cast<const Reader *>(this), sharedLayouts}) {
+  for (const Reader *cache : {sharedLayouts, static_cast<const Reader *>(this)}) {
     if (!keyed || !cache)
       continue;
     auto indexed = cache->layoutIndex.find(hash);
