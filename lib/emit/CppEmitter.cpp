@@ -971,10 +971,10 @@ void CppEmitter::body(std::string &text, const Line &l) {
           },
           [&](const ExternKernelOutLine &e) {
             if (aoti())
-              return aotiExternCall(text, e.op, e.schema, e.args, e.kwargs, &e.out, kNoBuffer);
+              return aotiExternCall(text, e.op, e.schema, e.args, e.kwargs, &*e.out, kNoBuffer);
             if (!hooks())
               rejectExtern(e.op);
-            externCall(text, e.op, e.args, e.kwargs, &e.out, "", "call_out", "");
+            externCall(text, e.op, e.args, e.kwargs, &*e.out, "", "call_out", "");
           },
           [&](const ExternKernelAllocLine &e) {
             if (aoti())
@@ -1170,22 +1170,22 @@ void CppEmitter::condCall(std::string &text, const CondLine &c) {
     if (const auto *o = std::get_if<OutputLine>(&l))
       numResults = o->outputs.size();
   std::string pred;
-  switch (c.predicate.kind) {
+  switch (c.predicate->kind) {
   case Value::Kind::Bool:
-    pred = c.predicate.boolValue ? "true" : "false";
+    pred = c.predicate->boolValue ? "true" : "false";
     break;
   case Value::Kind::Int:
-    pred = c.predicate.intValue ? "true" : "false";
+    pred = c.predicate->intValue ? "true" : "false";
     break;
   case Value::Kind::Expr:
-    pred = fmt::format("({}) != 0", expr(c.predicate.expr));
+    pred = fmt::format("({}) != 0", expr(c.predicate->expr));
     break;
   case Value::Kind::Buffer: {
-    const BufferInfo &p = module.buffer(c.predicate.buffer);
+    const BufferInfo &p = module.buffer(c.predicate->buffer);
     if (p.kind == BufferKind::SymbolInput) {
       pred = fmt::format("{} != 0", p.name);
     } else if (aoti()) {
-      pred = fmt::format("wirc::rt::aoti::item_bool({}, \"cond\")", handle(c.predicate.buffer));
+      pred = fmt::format("wirc::rt::aoti::item_bool({}, \"cond\")", handle(c.predicate->buffer));
     } else {
       if (p.layout.dtype != graph::DType::Bool || p.layout.device.kind != graph::Device::Kind::CUDA)
         unsupported(fmt::format("torch.cond predicate '{}' (a CUDA bool tensor is read)", p.name));

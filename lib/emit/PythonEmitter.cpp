@@ -368,7 +368,7 @@ void PythonEmitter::body(const Line &l) {
             beginLine();
             out += opCallee(e.op);
             out += '(';
-            appendCallArgs(out, e.args, e.kwargs, &e.out);
+            appendCallArgs(out, e.args, e.kwargs, &*e.out);
             out += ")\n";
           },
           [&](const ExternKernelAllocLine &e) {
@@ -440,7 +440,7 @@ void PythonEmitter::body(const Line &l) {
           [&](const SubgraphEnterLine &) {},
           [&](const SubgraphExitLine &) {},
           [&](const CondLine &c) {
-            std::string pred = c.predicate.kind == Value::Kind::Buffer
+            std::string pred = c.predicate->kind == Value::Kind::Buffer
                                    ? value(c.predicate) + ".item()"
                                    : value(c.predicate);
             std::vector<std::string> results;

@@ -595,6 +595,21 @@ private:
     return name;
   }
 
+  /// getName for a name the graph defines (an input, constant or buffer):
+  /// each is defined once, so it is checked here rather than remembered;
+  /// its uses find it among the graph's tensors.
+  std::optional<std::string_view> getDefinedName(const Json &value, const Ptr &pointer,
+                                                 std::string_view what) {
+    auto name = getString(value, pointer);
+    if (!name)
+      return std::nullopt;
+    if (auto why = checkIdentifier(*name)) {
+      error(pointer, fmt::format("{} name '{}' {}", what, printable(*name), *why));
+      return std::nullopt;
+    }
+    return name;
+  }
+
   /// getName for a reference to a tensor of the graph being read, which
   /// also resolves it into \p id. A name the graph defines was checked
   /// there: one lookup does both.
@@ -1894,7 +1909,7 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
     } else if (!expectObject(value, pointer, kExternKeys, what, fields)) {
       return false;
     }
-    ExternNode &ext = node.body.emplace<ExternNode>();
+    ExternNode &ext = *node.body.emplace<Boxed<ExternNode>>();
     ext.fallback = isFallback;
     std::optional<Json> kernel = required(fields[1], pointer, "kernel", what);
     if (!kernel)
@@ -2136,7 +2151,7 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
     }
     if (!ok)
       return false;
-    node.body = std::move(cond);
+    node.body.emplace<Boxed<CondNode>>(std::move(cond));
     return true;
   }
   error(pointer + "/op",
@@ -2252,7 +2267,6 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
   // Tensor and scalar names are per graph; the same name may appear in a
   // subgraph and in the main graph, as Inductor's buf0 does.
   NameMap<NameSite> names(sizeOf(inputs) + sizeOf(constants) + sizeOf(buffers) + 16);
-  validNames.reserve(sizeOf(inputs) + sizeOf(constants) + sizeOf(buffers));
   globalNames.forEach([&](std::string_view name, const NameSite &site) {
     if (site.table == NameTable::Symbols)
       names.insert(name, site);
@@ -2283,7 +2297,7 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
         std::optional<Json> name = required(fields[0], p, "name", "an input");
         if (!name)
           continue;
-        auto n = getName(*name, p + "/name", "input");
+        auto n = getDefinedName(*name, p + "/name", "input");
         if (!n)
           continue;
         input.name = *n;
@@ -2375,7 +2389,7 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
         std::optional<Json> name = required(fields[0], p, "name", "a constant");
         if (!name)
           continue;
-        auto n = getName(*name, p + "/name", "constant");
+        auto n = getDefinedName(*name, p + "/name", "constant");
         Layout layout;
         bool hasLayout = readLayout(c, p, "a constant", fields + 1, layout);
         if (!n || !hasLayout ||
@@ -2401,7 +2415,7 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
         std::optional<Json> name = required(fields[0], p, "name", "a buffer");
         if (!name)
           return false;
-        auto n = getName(*name, p + "/name", "buffer");
+        auto n = getDefinedName(*name, p + "/name", "buffer");
         if (!n)
           return false;
         buffer.name = *n;
@@ -2821,7 +2835,8 @@ void Reader::checkGraph(Graph &graph) {
           }
         }
       }
-    } else if (auto *ext = std::get_if<ExternNode>(&node.body)) {
+    } else if (auto *boxedExt = std::get_if<Boxed<ExternNode>>(&node.body)) {
+      const ExternNode *ext = &**boxedExt;
       for (size_t i = 0; i < ext->args.size(); ++i)
         useValue(ext->args[i], (p + "/args").child(i), useValue);
       for (const auto &[key, value] : ext->kwargs)
@@ -2857,7 +2872,8 @@ void Reader::checkGraph(Graph &graph) {
         error(p, "device_guard_exit without a matching device_guard_enter");
         guardDepth = 0;
       }
-    } else if (auto *cond = std::get_if<CondNode>(&node.body)) {
+    } else if (auto *boxedCond = std::get_if<Boxed<CondNode>>(&node.body)) {
+      const CondNode *cond = &**boxedCond;
       useValue(cond->predicate, p + "/predicate", useValue);
       for (size_t i = 0; i < cond->operands.size(); ++i)
         useValue(cond->operands[i], (p + "/operands").child(i), useValue);

@@ -463,7 +463,8 @@ void FunctionBuilder::buildKernelCall(graph::KernelCallNode &call, std::string &
       break;
     case graph::ArgRole::Size:
     case graph::ArgRole::Scalar:
-      out.value = convert(arg.value);
+      if (arg.value) // the reader requires one
+        out.value = convert(*arg.value);
       break;
     }
   }
@@ -474,7 +475,8 @@ void FunctionBuilder::buildNode(graph::Node &node) {
   std::visit(
       Overloaded{
           [&](graph::KernelCallNode &call) { buildKernelCall(call, node.pointer); },
-          [&](graph::ExternNode &ext) {
+          [&](Boxed<graph::ExternNode> &boxed) {
+            graph::ExternNode &ext = *boxed;
             if (ext.out) {
               ExternKernelOutLine line;
               line.op = std::move(ext.op);
@@ -545,7 +547,8 @@ void FunctionBuilder::buildNode(graph::Node &node) {
               text = text.substr(nl + 1);
             }
           },
-          [&](graph::CondNode &c) {
+          [&](Boxed<graph::CondNode> &boxed) {
+            graph::CondNode &c = *boxed;
             CondLine line;
             line.predicate = convert(c.predicate);
             line.trueFunction = subgraphs.at(c.trueGraph);

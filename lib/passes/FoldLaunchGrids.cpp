@@ -172,7 +172,7 @@ private:
   struct Entry {
     KernelId kernel;
     std::vector<std::pair<std::string, sym::Expr>> numels;
-    std::optional<Grid> fixedGrid;
+    OutOfLine<Grid> fixedGrid;
     std::vector<Grid> grids;
   };
   std::unordered_map<size_t, std::vector<Entry>> entries;

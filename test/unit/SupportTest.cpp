@@ -2,9 +2,14 @@
 #include "wirc/graph/JsonLocator.h"
 #include "wirc/support/Diagnostics.h"
 #include "wirc/support/Names.h"
+#include "wirc/support/OutOfLine.h"
 #include "wirc/support/Parallel.h"
 
 #include <catch2/catch.hpp>
+
+#include <string>
+#include <type_traits>
+#include <vector>
 
 using namespace wirc;
 
@@ -108,4 +113,41 @@ TEST_CASE("runParts runs every part once and rethrows the first part's failure",
     CHECK(std::string(e.what()) == "part 1");
   }
   CHECK(done == 5);
+}
+
+TEST_CASE("members held out of line copy deeply and move without throwing", "[outofline]") {
+  // Lines and nodes move inside vectors: a move that could throw would make
+  // every reallocation copy them.
+  STATIC_REQUIRE(std::is_nothrow_move_constructible_v<Boxed<std::string>>);
+  STATIC_REQUIRE(std::is_nothrow_move_constructible_v<OutOfLine<std::string>>);
+
+  Boxed<std::vector<int>> a;
+  CHECK(a->empty()); // never empty: a default value is there
+  a->push_back(1);
+  Boxed<std::vector<int>> b = a;
+  b->push_back(2);
+  CHECK(*a == std::vector<int>{1});
+  CHECK(*b == std::vector<int>{1, 2});
+  a = b;
+  b->push_back(3);
+  CHECK(a->size() == 2);
+
+  Boxed<std::vector<int>> c = std::move(b);
+  CHECK(c->size() == 3);
+  b = std::vector<int>{7}; // a moved-from box takes a value again
+  CHECK(*b == std::vector<int>{7});
+  const std::vector<int> &view = c;
+  CHECK(view.size() == 3);
+
+  OutOfLine<std::string> x, y;
+  CHECK(x == y);
+  x = std::string("grid");
+  CHECK_FALSE(x == y);
+  y = x;
+  CHECK(x == y);
+  *y += "s";
+  CHECK(*x == "grid");
+  CHECK_FALSE(x == y);
+  y.reset();
+  CHECK_FALSE(y.has_value());
 }

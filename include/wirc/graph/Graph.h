@@ -10,6 +10,7 @@
 #ifndef WIRC_GRAPH_GRAPH_H
 #define WIRC_GRAPH_GRAPH_H
 
+#include "wirc/support/OutOfLine.h"
 #include "wirc/sym/Expr.h"
 
 #include <cstdint>
@@ -90,43 +91,6 @@ struct View {
   std::vector<sym::Expr> size;
   std::vector<sym::Expr> stride;
   sym::Expr offset;
-};
-
-/// An optional value kept out of line, for rare, large members: it takes a
-/// pointer's room where absent, which is where most graph values are (a
-/// View is over 100 bytes, and every kernel argument carried two). Copies are
-/// deep; the interface is std::optional's.
-template <typename T> class OutOfLine {
-public:
-  OutOfLine() = default;
-  OutOfLine(std::nullopt_t) {}
-  OutOfLine(const T &value) : ptr(std::make_unique<T>(value)) {}
-  OutOfLine(T &&value) : ptr(std::make_unique<T>(std::move(value))) {}
-  OutOfLine(const OutOfLine &other) : ptr(other.ptr ? std::make_unique<T>(*other.ptr) : nullptr) {}
-  OutOfLine(OutOfLine &&) noexcept = default;
-  OutOfLine &operator=(const OutOfLine &other) {
-    if (this != &other)
-      ptr = other.ptr ? std::make_unique<T>(*other.ptr) : nullptr;
-    return *this;
-  }
-  OutOfLine &operator=(OutOfLine &&) noexcept = default;
-  OutOfLine &operator=(std::nullopt_t) {
-    ptr.reset();
-    return *this;
-  }
-  OutOfLine &operator=(const T &value) { return *this = OutOfLine(value); }
-  OutOfLine &operator=(T &&value) { return *this = OutOfLine(std::move(value)); }
-
-  bool has_value() const { return ptr != nullptr; }
-  explicit operator bool() const { return has_value(); }
-  T &operator*() { return *ptr; }
-  const T &operator*() const { return *ptr; }
-  T *operator->() { return ptr.get(); }
-  const T *operator->() const { return ptr.get(); }
-  void reset() { ptr.reset(); }
-
-private:
-  std::unique_ptr<T> ptr;
 };
 
 /// A value passed to an extern kernel, a fallback, a condition or returned as
@@ -283,7 +247,7 @@ struct KernelArg {
   std::string result;
   ArgRole removedRole = ArgRole::Output; ///< Removed: what the argument was
   uint32_t resultId = kNoTensor; ///< \c result resolved
-  Value value; ///< Size and Scalar
+  OutOfLine<Value> value; ///< Size and Scalar
 };
 
 struct KernelCallNode {
@@ -344,9 +308,11 @@ struct CondNode {
   std::string result;               ///< one tuple buffer holding all of them
 };
 
-using NodeBody = std::variant<KernelCallNode, ExternNode, MultiOutputNode,
+// Extern and cond nodes are held out of line: a node is as large as its
+// largest kind, and kernel calls and comments are most of a graph.
+using NodeBody = std::variant<KernelCallNode, Boxed<ExternNode>, MultiOutputNode,
                               AssertSizeStrideNode, DeviceGuardEnterNode,
-                              DeviceGuardExitNode, CommentNode, CondNode>;
+                              DeviceGuardExitNode, CommentNode, Boxed<CondNode>>;
 
 struct Node {
   NodeBody body;

@@ -24,6 +24,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -186,7 +187,7 @@ struct KernelCallLine {
   std::vector<CallArg> args;
   std::vector<std::pair<std::string, sym::Expr>> numels;
   unsigned config = 0;
-  std::optional<Grid> fixedGrid; ///< FixedGrid kernels only
+  OutOfLine<Grid> fixedGrid; ///< FixedGrid kernels only
   std::vector<Grid> grids;
   int device = 0;
   std::string origin; ///< JSON Pointer of the graph node, for diagnostics
@@ -197,7 +198,7 @@ struct ExternKernelOutLine {
   std::string op;
   std::vector<Value> args;
   std::vector<std::pair<std::string, Value>> kwargs;
-  Value out; ///< Buffer or View
+  Boxed<Value> out; ///< Buffer or View
   bool fallback = false;
   std::string schema; ///< aten schema for --cpp-abi=aoti, or ""
 };
@@ -207,10 +208,10 @@ struct ExternKernelAllocLine {
   std::string op;
   std::vector<Value> args;
   std::vector<std::pair<std::string, Value>> kwargs;
-  BufferId result = kNoBuffer; ///< kNoBuffer: the op returns nothing
   std::vector<BufferId> mutated;
-  bool fallback = false;
   std::string schema; ///< aten schema for --cpp-abi=aoti, or ""
+  BufferId result = kNoBuffer; ///< kNoBuffer: the op returns nothing
+  bool fallback = false;
 };
 
 /// `result = source[i][j]...`: unpacks a multi-output op.
@@ -258,7 +259,7 @@ struct SubgraphExitLine {};
 
 /// torch.cond: runs one of two subgraph functions.
 struct CondLine {
-  Value predicate;
+  Boxed<Value> predicate;
   unsigned trueFunction = 0;
   unsigned falseFunction = 0;
   std::vector<Value> operands;
