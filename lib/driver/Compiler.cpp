@@ -109,6 +109,10 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
                            request.instrumentation))
     return ExitCode::UserError;
   timer.finish("pipeline");
+  // What the pipeline freed (the graph, the passes' tables) is not what
+  // emission allocates.
+  if (request.releaseFreedMemory)
+    request.releaseFreedMemory();
   if (request.instrumentation.memoryStats && request.instrumentation.print)
     request.instrumentation.print(passes::formatMemoryStats(module));
 

@@ -13,6 +13,7 @@
 #include "wirc/passes/Pass.h"
 #include "wirc/support/Diagnostics.h"
 
+#include <functional>
 #include <string>
 
 namespace wirc {
@@ -33,6 +34,11 @@ struct CompileRequest {
   /// Leave the graph and the IR allocated at the end (the driver exits
   /// right after; see support/BuryPointer.h).
   bool disableFree = false;
+  /// Called once the pipeline is done, before emission: the driver keeps
+  /// freed pages for reuse (a page handed back costs a fault when taken
+  /// again) and hands them back here, where what was freed (the graph, the
+  /// passes' tables) is not what emission allocates.
+  std::function<void()> releaseFreedMemory;
   /// Bounds on the input (--max-nodes, --max-input-bytes).
   graph::ReaderLimits limits;
   passes::CompileOptions options;
