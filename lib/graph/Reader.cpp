@@ -288,9 +288,9 @@ public:
     size_t mask = slots.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       Slot &slot = slots[i];
-      if (!slot.used)
+      if (!slot.used())
         return nullptr;
-      if (slot.tag == tag && json::sameText(slot.key, key))
+      if (slot.tag == tag && json::sameText(slot.key(), key))
         return &slot.value;
     }
   }
@@ -312,31 +312,35 @@ public:
     size_t mask = slots.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       Slot &slot = slots[i];
-      if (!slot.used) {
-        slot.key = key;
+      if (!slot.used()) {
+        slot.keyData = key.data() ? key.data() : "";
+        slot.keySize = static_cast<uint32_t>(key.size());
         slot.tag = tag;
-        slot.used = true;
         slot.value = std::move(value);
         ++count;
         return {&slot.value, true};
       }
-      if (slot.tag == tag && json::sameText(slot.key, key))
+      if (slot.tag == tag && json::sameText(slot.key(), key))
         return {&slot.value, false};
     }
   }
 
   template <typename F> void forEach(F &&f) const {
     for (const Slot &slot : slots)
-      if (slot.used)
-        f(slot.key, slot.value);
+      if (slot.used())
+        f(slot.key(), slot.value);
   }
 
 private:
+  // 32 bytes for a NameSite: the tables of a large graph have millions of
+  // slots, and every lookup misses the cache.
   struct Slot {
-    std::string_view key;
+    const char *keyData = nullptr; ///< null: the slot is free
+    uint32_t keySize = 0;
     uint32_t tag = 0; ///< high bits of the hash, compared before the key
-    bool used = false;
     V value{};
+    bool used() const { return keyData != nullptr; }
+    std::string_view key() const { return {keyData, keySize}; }
   };
 
   [[gnu::noinline]] void grow() {
@@ -344,8 +348,8 @@ private:
     old.swap(slots);
     count = 0;
     for (Slot &slot : old)
-      if (slot.used)
-        insert(slot.key, std::move(slot.value));
+      if (slot.used())
+        insert(slot.key(), std::move(slot.value));
   }
 
   std::vector<Slot> slots;
@@ -359,18 +363,19 @@ enum class NameTable : uint8_t { Symbols, Kernels, Subgraphs, Inputs, Constants,
 /// graph's pointer, or a kernel's signature), spelled only for a duplicate's
 /// message.
 struct NameSite {
-  std::string_view base;
+  uint32_t base = 0; ///< index into the reader's siteBases
   NameTable table = NameTable::Symbols;
   uint32_t index = 0;
   /// A graph's tensor: its index as Graph.h's kNoTensor describes it.
   uint32_t tensor = kNoTensor;
 
-  std::string str() const {
+  std::string str(const std::vector<std::string> &bases) const {
     static constexpr std::string_view kTables[] = {"symbols", "kernels", "subgraphs", "inputs",
                                                    "constants", "buffers", ""};
     if (table == NameTable::Params)
-      return fmt::format("{}/{}/name", base, index);
-    return fmt::format("{}/{}/{}/name", base, kTables[static_cast<unsigned>(table)], index);
+      return fmt::format("{}/{}/name", bases[base], index);
+    return fmt::format("{}/{}/{}/name", bases[base], kTables[static_cast<unsigned>(table)],
+                       index);
   }
 };
 
@@ -394,7 +399,8 @@ public:
   Reader(const Reader &parent, DiagnosticEngine &diag,
          const std::function<void(size_t, size_t)> &readUpTo)
       : diag(diag), limits(parent.limits), readUpTo(readUpTo), source(parent.source),
-        globalNames(parent.globalNames), kernelIndex(parent.kernelIndex),
+        siteBases(parent.siteBases), globalNames(parent.globalNames),
+        kernelIndex(parent.kernelIndex),
         graphNames(parent.graphNames), sharedExprs(&parent.exprCache),
         sharedValidNames(&parent.validNames), validKeywords(parent.validKeywords),
         symbolNames(parent.symbolNames), hints(parent.hints), sharedLayouts(&parent) {}
@@ -407,6 +413,14 @@ private:
   const std::function<void(size_t, size_t)> &readUpTo;
   std::string_view source; ///< the document's text
   std::unique_ptr<Document> doc;
+  /// What name sites are under (NameSite::base): "" (the document), graph
+  /// pointers, kernel signatures.
+  std::vector<std::string> siteBases{""};
+  uint32_t siteBase(std::string_view base) {
+    if (siteBases.back() != base)
+      siteBases.emplace_back(base);
+    return static_cast<uint32_t>(siteBases.size() - 1);
+  }
   /// Symbol, kernel and subgraph names, keyed by their text in the document.
   NameMap<NameSite> globalNames;
   /// Kernel name (its text in the document) to index in doc->kernels.
@@ -864,7 +878,7 @@ std::unique_ptr<Document> Reader::read(std::string_view text) {
         const std::string &name = doc->subgraphs[i].name;
         if (!name.empty())
           claimName(name, pointer + "/name", globalNames,
-                    {"", NameTable::Subgraphs, static_cast<uint32_t>(i)});
+                    {0, NameTable::Subgraphs, static_cast<uint32_t>(i)});
       }
     }
   }
@@ -911,7 +925,8 @@ bool Reader::claimName(std::string_view name, const Ptr &pointer, NameMap<NameSi
                        const NameSite &site) {
   auto [first, inserted] = names.insert(name, site);
   if (!inserted) {
-    error(pointer, fmt::format("duplicate name '{}'; first defined at {}", name, first->str()));
+    error(pointer, fmt::format("duplicate name '{}'; first defined at {}", name,
+                               first->str(siteBases)));
     return false;
   }
   return true;
@@ -958,7 +973,7 @@ void Reader::readSymbols(const Json &root) {
       symbol.expr = *e;
     }
     if (!claimName(*n, pointer + "/name", globalNames,
-                   {"", NameTable::Symbols, static_cast<uint32_t>(i)}))
+                   {0, NameTable::Symbols, static_cast<uint32_t>(i)}))
       continue;
     doc->main.symbols.push_back(std::move(symbol));
   }
@@ -990,7 +1005,7 @@ void Reader::readKernels(const Json &root) {
     auto kernel = readKernel((*kernels)[i], pointer, name);
     if (!kernel ||
         !claimName(name, pointer + "/name", globalNames,
-                   {"", NameTable::Kernels, static_cast<uint32_t>(i)}))
+                   {0, NameTable::Kernels, static_cast<uint32_t>(i)}))
       continue;
     kernelIndex.insert(name, static_cast<uint32_t>(doc->kernels.size()));
     doc->kernelIndex.emplace(kernel->name, doc->kernels.size());
@@ -1045,7 +1060,7 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const Ptr &pointer,
     Ptr sp = pointer + "/signature";
     if (expectType(*signature, sp, Json::value_t::array, "an array of parameters")) {
       NameMap<NameSite> paramNames;
-      const std::string paramBase = sp.str();
+      const uint32_t paramSite = siteBase(sp.str());
       for (size_t i = 0; i < signature->size(); ++i) {
         Ptr pp = child(sp, i);
         const Json &p = (*signature)[i];
@@ -1063,7 +1078,7 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const Ptr &pointer,
         auto paramType = getString(*pt, pp + "/type");
         if (!paramName || !paramType ||
             !claimName(*paramName, pp + "/name", paramNames,
-                       {paramBase, NameTable::Params, static_cast<uint32_t>(i)})) {
+                       {paramSite, NameTable::Params, static_cast<uint32_t>(i)})) {
           ok = false;
           continue;
         }
@@ -2272,8 +2287,9 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
       names.insert(name, site);
   });
   std::set<std::string> symbolInputs;
+  const uint32_t graphBase = siteBase(graph.pointer);
   auto site = [&](NameTable table, size_t index) {
-    return NameSite{graph.pointer, table, static_cast<uint32_t>(index)};
+    return NameSite{graphBase, table, static_cast<uint32_t>(index)};
   };
   // Tensors are numbered in the order they are kept: every input (symbol
   // ones too), then constants, then buffers.
