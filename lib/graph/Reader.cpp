@@ -273,59 +273,68 @@ constexpr auto kBufferKeys = keySet("name", "dtype", "device", "size", "stride",
 /// A hash table keyed by views of strings that outlive it (the document's
 /// text, a graph's names): open addressing, linear probing, no allocation
 /// per entry.
+///
+/// A counted map (a graph's tensors) also keeps names spelled as a prefix and
+/// a counter (buf12, primals_3), as compilers name what they generate, in an
+/// array per prefix indexed by the counter: names used together then sit
+/// together, where in one large table every lookup missed the cache. A
+/// counter is read only as its canonical spelling (no leading zero), so each
+/// such name has one place; the arrays grow only within a budget of
+/// \c expected, beyond which names stay in the hash table.
 template <typename V> class NameMap {
 public:
-  explicit NameMap(size_t expected = 0) {
+  explicit NameMap(size_t expected = 0, bool counted = false)
+      : denseBudget(counted ? 2 * expected + 4096 : 0) {
     size_t capacity = 16;
     while (capacity < expected * 2)
       capacity *= 2;
-    slots.resize(capacity);
+    // A counted map's hash table holds only the other names.
+    if (!counted)
+      slots.resize(capacity);
+    else
+      slots.resize(16);
   }
 
   V *find(std::string_view key) {
-    uint64_t h = hashText(key);
-    uint32_t tag = static_cast<uint32_t>(h >> 32);
-    size_t mask = slots.size() - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-      Slot &slot = slots[i];
-      if (!slot.used())
-        return nullptr;
-      if (slot.tag == tag && json::sameText(slot.key(), key))
-        return &slot.value;
+    if (denseBudget) {
+      Counter c;
+      if (split(key, c)) {
+        if (Slot *slot = denseSlot(c); slot && slot->used())
+          return &slot->value;
+        if (hashCount == 0)
+          return nullptr;
+      }
     }
+    return hashFind(key);
   }
   const V *find(std::string_view key) const { return const_cast<NameMap *>(this)->find(key); }
-
-  /// Makes room for \p n more entries without growing.
-  void reserve(size_t n) {
-    while ((count + n) * 2 > slots.size())
-      grow();
-  }
 
   /// Adds \p key with \p value unless it is there; returns its entry and
   /// whether it was added.
   std::pair<V *, bool> insert(std::string_view key, V value) {
-    if ((count + 1) * 2 > slots.size())
-      grow();
-    uint64_t h = hashText(key);
-    uint32_t tag = static_cast<uint32_t>(h >> 32);
-    size_t mask = slots.size() - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-      Slot &slot = slots[i];
-      if (!slot.used()) {
-        slot.keyData = key.data() ? key.data() : "";
-        slot.keySize = static_cast<uint32_t>(key.size());
-        slot.tag = tag;
-        slot.value = std::move(value);
-        ++count;
-        return {&slot.value, true};
+    if (denseBudget) {
+      Counter c;
+      if (split(key, c)) {
+        if (Slot *slot = denseSlotFor(c)) {
+          if (slot->used())
+            return {&slot->value, false};
+          // It may have gone to the hash table while the array was short.
+          if (hashCount != 0)
+            if (V *existing = hashFind(key))
+              return {existing, false};
+          slot->set(key, 0, std::move(value));
+          return {&slot->value, true};
+        }
       }
-      if (slot.tag == tag && json::sameText(slot.key(), key))
-        return {&slot.value, false};
     }
+    return hashInsert(key, std::move(value));
   }
 
   template <typename F> void forEach(F &&f) const {
+    for (const Prefix &prefix : prefixes)
+      for (const Slot &slot : prefix.slots)
+        if (slot.used())
+          f(slot.key(), slot.value);
     for (const Slot &slot : slots)
       if (slot.used())
         f(slot.key(), slot.value);
@@ -341,19 +350,135 @@ private:
     V value{};
     bool used() const { return keyData != nullptr; }
     std::string_view key() const { return {keyData, keySize}; }
+    void set(std::string_view key, uint32_t keyTag, V &&v) {
+      keyData = key.data() ? key.data() : "";
+      keySize = static_cast<uint32_t>(key.size());
+      tag = keyTag;
+      value = std::move(v);
+    }
   };
+
+  V *hashFind(std::string_view key) {
+    uint64_t h = hashText(key);
+    uint32_t tag = static_cast<uint32_t>(h >> 32);
+    size_t mask = slots.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      Slot &slot = slots[i];
+      if (!slot.used())
+        return nullptr;
+      if (slot.tag == tag && json::sameText(slot.key(), key))
+        return &slot.value;
+    }
+  }
+
+  std::pair<V *, bool> hashInsert(std::string_view key, V value) {
+    if ((hashCount + 1) * 2 > slots.size())
+      grow();
+    uint64_t h = hashText(key);
+    uint32_t tag = static_cast<uint32_t>(h >> 32);
+    size_t mask = slots.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      Slot &slot = slots[i];
+      if (!slot.used()) {
+        slot.set(key, tag, std::move(value));
+        ++hashCount;
+        return {&slot.value, true};
+      }
+      if (slot.tag == tag && json::sameText(slot.key(), key))
+        return {&slot.value, false};
+    }
+  }
 
   [[gnu::noinline]] void grow() {
     std::vector<Slot> old(slots.size() * 2);
     old.swap(slots);
-    count = 0;
+    hashCount = 0;
     for (Slot &slot : old)
       if (slot.used())
-        insert(slot.key(), std::move(slot.value));
+        hashInsert(slot.key(), std::move(slot.value));
+  }
+
+  /// A name split into a prefix and a counter.
+  struct Counter {
+    std::string_view prefix;
+    uint32_t number = 0;
+  };
+  /// True if \p key is a non-empty prefix and a counter of at most nine
+  /// digits, spelled canonically.
+  static bool split(std::string_view key, Counter &out) {
+    size_t end = key.size(), begin = end;
+    while (begin > 0 && key[begin - 1] >= '0' && key[begin - 1] <= '9')
+      --begin;
+    size_t digits = end - begin;
+    if (digits == 0 || digits > 9 || begin == 0 || (key[begin] == '0' && digits > 1))
+      return false;
+    uint32_t n = 0;
+    for (size_t i = begin; i < end; ++i)
+      n = n * 10 + static_cast<uint32_t>(key[i] - '0');
+    out.prefix = key.substr(0, begin);
+    out.number = n;
+    return true;
+  }
+
+  struct Prefix {
+    std::string_view text;
+    std::vector<Slot> slots;
+  };
+  // Inputs named argN_1 make a prefix each: bounded, past that names go to
+  // the hash table.
+  static constexpr size_t kMaxPrefixes = 4096;
+
+  /// The prefix's entry, or null if it has none. Lookups write nothing:
+  /// reader threads share the map.
+  Prefix *findPrefix(std::string_view text) {
+    if (lastPrefix < prefixes.size() && prefixes[lastPrefix].text == text)
+      return &prefixes[lastPrefix];
+    auto it = prefixIndex.find(text);
+    return it == prefixIndex.end() ? nullptr : &prefixes[it->second];
+  }
+
+  Slot *denseSlot(const Counter &c) {
+    Prefix *prefix = findPrefix(c.prefix);
+    if (!prefix || c.number >= prefix->slots.size())
+      return nullptr;
+    return &prefix->slots[c.number];
+  }
+
+  /// The counter's slot, made if the budget allows, or null.
+  Slot *denseSlotFor(const Counter &c) {
+    Prefix *prefix = findPrefix(c.prefix);
+    if (prefix) {
+      lastPrefix = static_cast<size_t>(prefix - prefixes.data());
+    } else {
+      if (prefixes.size() == kMaxPrefixes)
+        return nullptr;
+      lastPrefix = prefixes.size();
+      prefixIndex.emplace(c.prefix, lastPrefix);
+      prefix = &prefixes.emplace_back();
+      prefix->text = c.prefix;
+    }
+    if (c.number >= prefix->slots.size()) {
+      size_t want = std::max<size_t>(c.number + 1, prefix->slots.size() * 2);
+      size_t grown = want - prefix->slots.size();
+      if (grown > denseBudget - denseSlots) {
+        want = c.number + 1;
+        grown = want - prefix->slots.size();
+        if (grown > denseBudget - denseSlots)
+          return nullptr;
+      }
+      denseSlots += grown;
+      prefix->slots.resize(want);
+    }
+    return &prefix->slots[c.number];
   }
 
   std::vector<Slot> slots;
-  size_t count = 0;
+  size_t hashCount = 0;
+  size_t denseBudget;    ///< most array slots a counted map may hold; 0: not counted
+  size_t denseSlots = 0; ///< array slots held
+  std::vector<Prefix> prefixes;
+  std::unordered_map<std::string_view, size_t> prefixIndex;
+  size_t lastPrefix = 0; ///< the prefix of the last insertion
 };
 
 /// The table a name is defined in.
@@ -2281,7 +2406,8 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
   auto sizeOf = [](const std::optional<Json> &list) { return list ? list->size() : 0; };
   // Tensor and scalar names are per graph; the same name may appear in a
   // subgraph and in the main graph, as Inductor's buf0 does.
-  NameMap<NameSite> names(sizeOf(inputs) + sizeOf(constants) + sizeOf(buffers) + 16);
+  NameMap<NameSite> names(sizeOf(inputs) + sizeOf(constants) + sizeOf(buffers) + 16,
+                          /*counted=*/true);
   globalNames.forEach([&](std::string_view name, const NameSite &site) {
     if (site.table == NameTable::Symbols)
       names.insert(name, site);

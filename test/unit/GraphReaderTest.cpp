@@ -161,3 +161,45 @@ TEST_CASE("a bad node on a thread gets the diagnostics of a read without threads
   CHECK(std::count(expected.begin(), expected.end(), '\n') >= 3);
   CHECK(readOutcome(text, two) == expected);
 }
+
+TEST_CASE("tensor names resolve by their whole spelling", "[reader][names]") {
+  // Counters with leading zeros, past nine digits or far beyond the graph's
+  // size, names without a counter, and more prefixes than the reader keeps
+  // arrays for: each name is its own tensor.
+  std::vector<std::string> names = {"buf1",   "buf01",          "buf001",     "buf0",
+                                    "b0",     "buf999999999",   "buf4294967295", "x",
+                                    "buf_1",  "buf10",          "arg3_1",     "arg3_10"};
+  for (int i = 0; i < 5000; ++i)
+    names.push_back("p" + std::to_string(i) + "_" + std::to_string(i % 7));
+  auto document = [&](const std::vector<std::string> &inputs,
+                      const std::vector<std::string> &outputs) {
+    std::string text = R"({"format": "wirc.graph", "version": 1, "name": "names", "inputs": [)";
+    for (size_t i = 0; i < inputs.size(); ++i)
+      text += (i ? ", " : "") + std::string(R"({"name": ")") + inputs[i] +
+              R"(", "dtype": "float32", "device": "cuda:0", "size": [4], "stride": [1]})";
+    text += R"(], "outputs": [)";
+    for (size_t i = 0; i < outputs.size(); ++i)
+      text += (i ? ", " : "") + std::string(R"({"buffer": ")") + outputs[i] + "\"}";
+    return text + "]}";
+  };
+  // Outputs in another order than the inputs, so a name resolved to the
+  // wrong tensor shows.
+  std::vector<std::string> outputs(names.rbegin(), names.rend());
+  std::string ir = readOutcome(document(names, outputs), graph::ReaderLimits{});
+  INFO(ir.substr(0, 2000));
+  std::string expected = "output (";
+  for (size_t i = 0; i < outputs.size(); ++i)
+    expected += (i ? ", %" : "%") + outputs[i];
+  expected += ")";
+  CHECK(ir.find(expected) != std::string::npos);
+
+  // A second definition of any of them is reported against the first.
+  for (const char *again : {"buf01", "buf999999999", "buf4294967295", "x", "p4999_1"}) {
+    INFO(again);
+    std::vector<std::string> twice = names;
+    twice.push_back(again);
+    std::string outcome = readOutcome(document(twice, {again}), graph::ReaderLimits{});
+    CHECK(outcome.find("duplicate name '" + std::string(again) + "'; first defined at /inputs/") !=
+          std::string::npos);
+  }
+}
