@@ -970,7 +970,7 @@ std::unique_ptr<Document> Reader::read(std::string_view text) {
   source = text;
   json::ParseError parseError;
   std::unique_ptr<json::Document> parsed =
-      json::Document::parse(text, limits.maxNesting, parseError);
+      json::Document::parse(text, limits.maxNesting, parseError, limits.threads > 1);
   if (!parsed) {
     diag.errorAt(positionOfOffset(text, parseError.offset),
                  fmt::format("malformed JSON: {}", parseError.message));

@@ -1,11 +1,13 @@
 //===- Json.cpp - A fast, strict JSON reader ------------------------------===//
 #include "wirc/support/Json.h"
+#include "wirc/support/PagePopulator.h"
 
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <charconv>
 #include <cstring>
+#include <optional>
 #include <fmt/format.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -17,9 +19,9 @@ using value_t = Value::value_t;
 
 class Parser {
 public:
-  Parser(std::string_view text, unsigned maxDepth, Document &doc)
+  Parser(std::string_view text, unsigned maxDepth, Document &doc, bool populate)
       : begin(text.data()), end(text.data() + text.size()), p(text.data()),
-        maxDepth(maxDepth), doc(doc),
+        maxDepth(maxDepth), populate(populate), doc(doc),
         loadLimit(text.size() >= 16 ? reinterpret_cast<uintptr_t>(end - 16) : 0) {}
 
   bool run(ParseError &error) {
@@ -28,6 +30,11 @@ public:
     doc.nodes.reserve(bytes / 8 + 16);
     doc.members.reserve(bytes / 16 + 16);
     doc.children.reserve(bytes / 32 + 16);
+    // Records of a large document are faulted in on another core, ahead of
+    // the parser. Faulting in is slower than parsing, so the window is wide:
+    // what the populator gets done at all, the parser need not.
+    if (populate && bytes >= kPopulateFrom)
+      populator.emplace(std::clamp<size_t>(bytes / 2, size_t(8) << 20, size_t(128) << 20));
     if (!scan())
       return report(error);
     skipSpace();
@@ -44,6 +51,8 @@ private:
   const char *end;
   const char *p;
   unsigned maxDepth;
+  bool populate;
+  static constexpr size_t kPopulateFrom = size_t(16) << 20;
   Document &doc;
   /// The last address that sixteen bytes of the text can be loaded from.
   uintptr_t loadLimit;
@@ -513,6 +522,32 @@ private:
   // Capacities of the arrays that scan() appends to; its counts and
   // positions stay in locals.
   size_t nodeCapacity = 0;
+  /// Where scan() next leaves its loop for the records: their capacity, or
+  /// sooner where it reports its progress to the populator.
+  size_t nodeLimit = 0;
+  std::optional<PagePopulator> populator;
+  static constexpr size_t kReportEvery = 16384; // records, 384 KB
+
+  size_t nextLimit(size_t nodeCount) const {
+    return populator ? std::min(nodeCapacity, nodeCount + kReportEvery) : nodeCapacity;
+  }
+
+  [[gnu::noinline]] Document::Node *limitReached(Document::Node *nodes, size_t nodeCount) {
+    if (nodeCount == nodeCapacity)
+      nodes = grow(doc.nodes, nodeCount, nodeCapacity);
+    if (populator) {
+      populator->report(0, nodes, nodeCount * sizeof(Document::Node),
+                        nodeCapacity * sizeof(Document::Node));
+      populator->report(1, doc.members.data(), doc.members.size() * sizeof(Document::MemberRef),
+                        (doc.members.size() + doc.members.capacityLeft()) *
+                            sizeof(Document::MemberRef));
+      populator->report(2, doc.children.data(), doc.children.size() * sizeof(uint32_t),
+                        (doc.children.size() + doc.children.capacityLeft()) * sizeof(uint32_t));
+      populator->notify();
+    }
+    nodeLimit = nextLimit(nodeCount);
+    return nodes;
+  }
   size_t pendingCapacity = 0;
   size_t elementCapacity = 0;
   size_t stackCapacity = 0;
@@ -587,6 +622,7 @@ private:
     Document::Node *nodes = doc.nodes.data();
     size_t nodeCount = doc.nodes.size();
     nodeCapacity = nodeCount + doc.nodes.capacityLeft();
+    nodeLimit = nextLimit(nodeCount);
     Document::MemberRef *pending = memberScratch.data();
     size_t pendingCount = memberScratch.size();
     pendingCapacity = pendingCount + memberScratch.capacityLeft();
@@ -600,8 +636,8 @@ private:
 
     // A new record, numbered in document order.
     auto newNode = [&](value_t type) __attribute__((always_inline)) -> Document::Node & {
-      if (nodeCount == nodeCapacity) [[unlikely]] {
-        nodes = grow(doc.nodes, nodeCount, nodeCapacity);
+      if (nodeCount == nodeLimit) [[unlikely]] {
+        nodes = limitReached(nodes, nodeCount);
       }
       Document::Node &node = nodes[nodeCount++];
       node.type = type;
@@ -732,6 +768,7 @@ private:
       nodes = doc.nodes.data();
       nodeCount = doc.nodes.size();
       nodeCapacity = nodeCount + doc.nodes.capacityLeft();
+      nodeLimit = nextLimit(nodeCount);
       goto next;
     }
     default:
@@ -847,9 +884,9 @@ private:
 };
 
 std::unique_ptr<Document> Document::parse(std::string_view text, unsigned maxDepth,
-                                          ParseError &error) {
+                                          ParseError &error, bool populate) {
   auto doc = std::make_unique<Document>();
-  Parser parser(text, maxDepth, *doc);
+  Parser parser(text, maxDepth, *doc, populate);
   if (!parser.run(error))
     return nullptr;
   return doc;

@@ -2,10 +2,18 @@
 #include "wirc/graph/JsonLocator.h"
 #include "wirc/support/Diagnostics.h"
 #include "wirc/support/Names.h"
+#include "wirc/support/Json.h"
 #include "wirc/support/OutOfLine.h"
+#include "wirc/support/PagePopulator.h"
 #include "wirc/support/Parallel.h"
 
 #include <catch2/catch.hpp>
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
 
 #include <string>
 #include <type_traits>
@@ -150,4 +158,64 @@ TEST_CASE("members held out of line copy deeply and move without throwing", "[ou
   CHECK_FALSE(x == y);
   y.reset();
   CHECK_FALSE(y.has_value());
+}
+
+TEST_CASE("the page populator faults pages in without touching their contents", "[populate]") {
+  const size_t size = size_t(32) << 20;
+  void *mapped = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(mapped != MAP_FAILED);
+  auto *bytes = static_cast<unsigned char *>(mapped);
+  const size_t filled = size_t(1) << 20;
+  std::memset(bytes, 0xA5, filled);
+  {
+    PagePopulator populator(size_t(8) << 20);
+    populator.report(0, bytes, filled, size);
+    populator.notify();
+    // Give it a moment; on a system without MADV_POPULATE_WRITE it does
+    // nothing, which is allowed.
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (populator.populatedBytes() < (size_t(8) << 20) - 4096 &&
+           std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    CHECK(populator.populatedBytes() <= (size_t(8) << 20)); // never past the window
+    // The filler moves on; what it wrote and what it has not are as they were.
+    std::memset(bytes + filled, 0x5A, filled);
+    populator.report(0, bytes, 2 * filled, size);
+    populator.notify();
+  }
+  auto all = [&](size_t from, size_t to, unsigned char value) {
+    return std::all_of(bytes + from, bytes + to, [&](unsigned char b) { return b == value; });
+  };
+  CHECK(all(0, filled, 0xA5));
+  CHECK(all(filled, 2 * filled, 0x5A));
+  CHECK(all(2 * filled, size, 0));
+  ::munmap(mapped, size);
+
+  // Stopped before any report: nothing to join on but its own thread.
+  PagePopulator idle(4096);
+  CHECK(idle.populatedBytes() == 0);
+}
+
+TEST_CASE("a large document parses the same with its pages populated", "[populate][json]") {
+  // Over the size from which the parser populates (16 MB).
+  std::string text = "[";
+  for (int i = 0; text.size() < (size_t(20) << 20); ++i)
+    text += (i ? "," : "") + std::string(R"({"op": "kernel_call", "args": [{"buffer": "buf)") +
+            std::to_string(i) + R"("}, 1.5, null, true], "n": )" + std::to_string(i) + "}";
+  text += "]";
+  json::ParseError e1, e2;
+  auto plain = json::Document::parse(text, 64, e1, false);
+  auto populated = json::Document::parse(text, 64, e2, true);
+  REQUIRE(plain);
+  REQUIRE(populated);
+  json::Value a = plain->root(), b = populated->root();
+  REQUIRE(a.size() == b.size());
+  REQUIRE(a.size() > 100000);
+  for (size_t i = 0; i < a.size(); i += 997) {
+    INFO(i);
+    CHECK(a[i].find("n")->getInt() == static_cast<int64_t>(i));
+    CHECK(b[i].find("n")->getInt() == static_cast<int64_t>(i));
+    CHECK((*b[i].find("args"))[0].find("buffer")->str() == "buf" + std::to_string(i));
+    CHECK((*b[i].find("args"))[1].getDouble() == 1.5);
+  }
 }

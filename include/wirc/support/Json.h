@@ -201,9 +201,10 @@ template <> inline std::string Value::get<std::string>() const { return std::str
 class Document {
 public:
   /// Parses \p text. Returns nullopt and fills \p error on malformed input or
-  /// nesting deeper than \p maxDepth.
+  /// nesting deeper than \p maxDepth. With \p populate, a large document's
+  /// records are faulted in on a thread of their own (support/PagePopulator.h).
   static std::unique_ptr<Document> parse(std::string_view text, unsigned maxDepth,
-                                         ParseError &error);
+                                         ParseError &error, bool populate = false);
 
   Value root() const { return Value(this, 0); }
 
