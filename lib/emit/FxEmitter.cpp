@@ -20,6 +20,7 @@
 #include "wirc/support/Diagnostics.h"
 #include "wirc/support/Hash.h"
 #include "wirc/support/Names.h"
+#include "wirc/support/PagePopulator.h"
 
 #include "PoolOffsets.h"
 #include "PythonText.h"
@@ -68,27 +69,42 @@ public:
   /// Adds \p text unless it is taken; returns its index and whether it was
   /// added.
   std::pair<unsigned, bool> insert(std::string_view text) {
-    if (4 * (names.size() + 1) > 3 * slots.size())
+    if (2 * (names.size() + 1) > slots.size())
       grow();
     size_t hash = hashText(text);
+    uint32_t tag = static_cast<uint32_t>(hash >> 32);
     size_t mask = slots.size() - 1;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
-      unsigned slot = slots[i];
-      if (slot == 0) {
+      Slot slot = slots[i];
+      if (slot.index == 0) {
         names.push_back({store(text), hash, 0});
-        slots[i] = static_cast<unsigned>(names.size());
+        slots[i] = {static_cast<uint32_t>(names.size()), tag};
         return {static_cast<unsigned>(names.size() - 1), true};
       }
-      const Name &name = names[slot - 1];
+      // The tag spares a visit to the name, far away in memory, for most
+      // of the slots a probe passes.
+      if (slot.tag != tag)
+        continue;
+      const Name &name = names[slot.index - 1];
       if (name.hash == hash && name.text == text)
-        return {slot - 1, false};
+        return {slot.index - 1, false};
     }
   }
 
   Name &operator[](unsigned index) { return names[index]; }
 
+  void reserve(size_t n) {
+    names.reserve(n);
+    while (2 * n > slots.size())
+      grow();
+  }
+
 private:
-  std::vector<unsigned> slots; ///< index + 1 into names, 0 when free
+  struct Slot {
+    uint32_t index = 0; ///< index + 1 into names, 0 when free
+    uint32_t tag = 0;   ///< the hash's high bits
+  };
+  std::vector<Slot> slots;
   std::vector<Name> names;
   std::vector<std::unique_ptr<char[]>> blocks;
   char *next = nullptr;
@@ -108,13 +124,13 @@ private:
   }
 
   void grow() {
-    slots.assign(slots.empty() ? 256 : 2 * slots.size(), 0);
+    slots.assign(slots.empty() ? 256 : 2 * slots.size(), Slot{});
     size_t mask = slots.size() - 1;
     for (size_t n = 0; n < names.size(); ++n) {
       size_t i = names[n].hash & mask;
-      while (slots[i])
+      while (slots[i].index)
         i = (i + 1) & mask;
-      slots[i] = static_cast<unsigned>(n + 1);
+      slots[i] = {static_cast<uint32_t>(n + 1), static_cast<uint32_t>(names[n].hash >> 32)};
     }
   }
 };
@@ -790,7 +806,20 @@ void FxGraphPrinter::line(const Line &l) {
       l);
 }
 
+/// Graphs from which print() has the text's pages faulted in ahead.
+constexpr size_t kPopulateFromLines = 65536;
+
 void FxGraphPrinter::print(std::string &out) {
+  // A node per input, constant and line, about: room made up front is
+  // written once, where growing by doubling copies (and faults in) it all
+  // again. Room not used costs address space only.
+  size_t expected = function.inputs.size() + function.lines.size() + 16;
+  nodes.reserve(expected);
+  users.reserve(expected);
+  countedBy.reserve(expected);
+  countedByView.reserve(expected);
+  names.reserve(expected);
+  nodeText.reserveMore(expected * 128);
   for (BufferId b : function.inputs) {
     const BufferInfo &info = module.buffer(b);
     bufferNode[b] = addAttrNode(info.name, "placeholder", info.name);
@@ -801,8 +830,22 @@ void FxGraphPrinter::print(std::string &out) {
         info.kind == BufferKind::Constant)
       bufferNode[b] = addAttrNode(info.name, "get_attr", info.name);
   }
-  for (const Line &l : function.lines)
-    line(l);
+  // At scale the text's pages are faulted in on another core (a thread
+  // prints the graph; nothing else runs meanwhile).
+  std::optional<PagePopulator> populator;
+  if (options.threads > 1 && function.lines.size() >= kPopulateFromLines)
+    populator.emplace(size_t(64) << 20);
+  auto reportText = [&] {
+    if (populator) {
+      populator->report(0, nodeText.view().data(), nodeText.size(), nodeText.room());
+      populator->notify();
+    }
+  };
+  for (size_t i = 0; i < function.lines.size(); ++i) {
+    if (i % 4096 == 0)
+      reportText();
+    line(function.lines[i]);
+  }
 
   std::sort(outputRefs.begin(), outputRefs.end());
   outputRefs.erase(std::unique(outputRefs.begin(), outputRefs.end()), outputRefs.end());
@@ -833,6 +876,10 @@ void FxGraphPrinter::print(std::string &out) {
     if (begin - released >= kReleaseStep) {
       nodeText.releaseBefore(begin);
       released = begin;
+      if (populator) {
+        populator->report(1, out.data(), out.size(), out.capacity());
+        populator->notify();
+      }
     }
   }
   out += "    return ";

@@ -12,7 +12,9 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -68,6 +70,8 @@ public:
   }
 
   size_t size() const { return used; }
+  /// Bytes it can hold before it grows.
+  size_t room() const { return capacity; }
   bool empty() const { return used == 0; }
   void clear() { used = 0; }
   /// Drops the text from \p size on.
@@ -103,16 +107,23 @@ public:
   }
 
 private:
-  std::unique_ptr<char[]> data;
+  struct Free {
+    void operator()(char *p) const { std::free(p); }
+  };
+  std::unique_ptr<char, Free> data;
   size_t capacity = 0;
   size_t used = 0;
 
+  // realloc: a large buffer mostly grows where it is, without a copy that
+  // would touch its pages twice.
   [[gnu::noinline]] void grow(size_t n) {
-    capacity = std::max(2 * capacity, used + n + 256);
-    std::unique_ptr<char[]> larger(new char[capacity]);
-    if (used)
-      std::memcpy(larger.get(), data.get(), used);
-    data = std::move(larger);
+    size_t larger = std::max(2 * capacity, used + n + 256);
+    char *p = static_cast<char *>(std::realloc(data.get(), larger));
+    if (!p)
+      throw std::bad_alloc();
+    (void)data.release();
+    data.reset(p);
+    capacity = larger;
   }
   char *extend(size_t n) {
     reserveMore(n);
