@@ -8,6 +8,7 @@
 #include "wirc/graph/Reader.h"
 #include "wirc/support/BuryPointer.h"
 #include "wirc/support/OutputFile.h"
+#include "wirc/support/Parallel.h"
 
 #include <chrono>
 #include <filesystem>
@@ -105,8 +106,18 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
   // The pipeline frees the document once the IR is built: at scale the two
   // together were most of the peak memory.
   passes::PassContext context{document.get(), options, diag, std::move(document)};
-  if (!passes::runPipeline(passes::buildDefaultPipeline(), module, context,
-                           request.instrumentation))
+  // The final verify pass only reads the IR, as emission does: with a second
+  // core and nothing to show between the two, it runs beside emission, and
+  // the output is written only once both are done.
+  std::vector<const passes::PassInfo *> pipeline = passes::buildDefaultPipeline();
+  const passes::PipelineInstrumentation &inst = request.instrumentation;
+  const passes::PassInfo *verifyBeside = nullptr;
+  if (request.emitOptions.threads > 1 && !pipeline.empty() && pipeline.back()->name == "verify" &&
+      !inst.timePasses && !inst.printAfterAll && !inst.verifyEach && inst.printAfter.empty()) {
+    verifyBeside = pipeline.back();
+    pipeline.pop_back();
+  }
+  if (!passes::runPipeline(pipeline, module, context, inst))
     return ExitCode::UserError;
   timer.finish("pipeline");
   // What the pipeline freed (the graph, the passes' tables) is not what
@@ -129,9 +140,22 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
   }
 
   std::string output;
-  try {
+  auto emitOutput = [&] {
     output = request.printIR ? ir::printModule(module)
-                              : emit::emitModule(request.emit, module, request.emitOptions);
+                             : emit::emitModule(request.emit, module, request.emitOptions);
+  };
+  try {
+    if (verifyBeside)
+      // A malformed IR is reported as it would be without the overlap: the
+      // verifier is part 0, whose failure comes out first.
+      runParts(2, [&](size_t part) {
+        if (part == 0)
+          verifyBeside->run(module, context);
+        else
+          emitOutput();
+      });
+    else
+      emitOutput();
   } catch (const NotImplementedError &e) {
     diag.error(e.what());
     return ExitCode::NotImplemented;
