@@ -45,6 +45,9 @@ private:
 
 std::string versionString() { return fmt::format("wirc {}", WIRC_VERSION); }
 
+/// Lines from which the final verify pass runs beside emission.
+constexpr size_t kVerifyBesideFrom = 65536;
+
 ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
   if (!request.printIR && !emit::findEmitter(request.emit)) {
     diag.error(fmt::format("no emitter is registered as '{}'", request.emit));
@@ -119,6 +122,16 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
   }
   if (!passes::runPipeline(pipeline, module, context, inst))
     return ExitCode::UserError;
+  if (verifyBeside) {
+    // A thread costs more than it saves on a small module.
+    size_t lines = 0;
+    for (const ir::Function &function : module.functions)
+      lines += function.lines.size();
+    if (lines < kVerifyBesideFrom) {
+      verifyBeside->run(module, context);
+      verifyBeside = nullptr;
+    }
+  }
   timer.finish("pipeline");
   // What the pipeline freed (the graph, the passes' tables) is not what
   // emission allocates.
