@@ -13,6 +13,7 @@
 #include "wirc/support/Hash.h"
 #include "wirc/support/Json.h"
 #include "wirc/support/Names.h"
+#include "wirc/support/PagePopulator.h"
 #include "wirc/support/Parallel.h"
 
 #include <fmt/format.h>
@@ -24,6 +25,7 @@
 #include <initializer_list>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -480,6 +482,9 @@ private:
   std::unordered_map<std::string_view, size_t> prefixIndex;
   size_t lastPrefix = 0; ///< the prefix of the last insertion
 };
+
+/// Buffer tables from which the reader has their pages faulted in ahead.
+constexpr size_t kPopulateBuffersFrom = 65536;
 
 /// The table a name is defined in.
 enum class NameTable : uint8_t { Symbols, Kernels, Subgraphs, Inputs, Constants, Buffers, Params };
@@ -2598,9 +2603,20 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
                                         graph.buffers.size() - 1));
       };
       graph.buffers.reserve(buffers->size());
-      for (size_t i = 0; i < buffers->size(); ++i)
+      // The second core has nothing to do yet: it faults the buffer table's
+      // pages in ahead of the reading.
+      std::optional<PagePopulator> populator;
+      if (limits.threads > 1 && buffers->size() >= kPopulateBuffersFrom)
+        populator.emplace(size_t(32) << 20);
+      for (size_t i = 0; i < buffers->size(); ++i) {
+        if (populator && i % 4096 == 0) {
+          populator->report(0, graph.buffers.data(), i * sizeof(Buffer),
+                            graph.buffers.capacity() * sizeof(Buffer));
+          populator->notify();
+        }
         if (!readBuffer(i, graph.buffers.emplace_back()))
           graph.buffers.pop_back();
+      }
       // A view may name a later buffer: resolved once all are known.
       for (Buffer &buffer : graph.buffers)
         if (buffer.viewOf)

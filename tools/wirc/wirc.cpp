@@ -30,8 +30,8 @@
 // emission (CompileRequest::releaseFreedMemory). Large blocks come from the
 // same arenas as small ones and may be split for them, so the JSON
 // document's arrays, freed after reading, serve the IR's allocations: on a
-// million nodes that takes page faults from 728,000 to 530,000 at a peak of
-// 1.86 GB.
+// million nodes that saves a quarter of the page faults, within the same
+// peak (docs/performance.md, round 6).
 extern "C" {
 extern const char *malloc_conf;
 const char *malloc_conf =
