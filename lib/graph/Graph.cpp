@@ -8,6 +8,11 @@
 
 namespace wirc::graph {
 
+// A large graph holds millions of nodes and kernel arguments: a member that
+// makes the common kinds larger belongs out of line (support/OutOfLine.h).
+static_assert(sizeof(Node) <= 160, "graph nodes grew");
+static_assert(sizeof(KernelArg) <= 128, "kernel arguments grew");
+
 namespace {
 struct DTypeInfo {
   DType dtype;

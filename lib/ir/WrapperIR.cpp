@@ -3,6 +3,11 @@
 
 namespace wirc::ir {
 
+// A large function holds millions of lines, and every pass walks and moves
+// them: a member that makes the common kinds larger belongs out of line
+// (support/OutOfLine.h).
+static_assert(sizeof(Line) <= 160, "Wrapper IR lines grew");
+
 namespace {
 
 /// The value of an expression that is constant once simplified ("0*s0",
