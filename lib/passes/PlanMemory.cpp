@@ -265,7 +265,9 @@ memory::ReusePlan planReuse(Module &module, const Function &function,
       pool.emplace_back();
     return it->second;
   };
-  std::vector<bool> dropped(n, false);
+  // By line: the buffer whose free there a take-over drops. Kept here, so
+  // that the plan is collected without visiting those lines again.
+  std::vector<BufferId> dropped(n, kNoBuffer);
   for (size_t i = 0; i < n; ++i) {
     const Line &line = function.lines[i];
     if (const auto *f = std::get_if<FreeLine>(&line); f && reusable(f->buffer)) {
@@ -287,12 +289,12 @@ memory::ReusePlan planReuse(Module &module, const Function &function,
     freed.pop_back();
     tree.add(freeLine, i, bytes);
     plan.takeOvers.emplace_back(i, old);
-    dropped[freeLine] = true;
+    dropped[freeLine] = old;
   }
   plan.dropped.reserve(plan.takeOvers.size());
   for (size_t i = 0; i < n; ++i)
-    if (dropped[i])
-      plan.dropped.emplace_back(i, std::get<FreeLine>(function.lines[i]).buffer);
+    if (dropped[i] != kNoBuffer)
+      plan.dropped.emplace_back(i, dropped[i]);
   return plan;
 }
 

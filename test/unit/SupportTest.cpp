@@ -219,3 +219,22 @@ TEST_CASE("a large document parses the same with its pages populated", "[populat
     CHECK((*b[i].find("args"))[1].getDouble() == 1.5);
   }
 }
+
+TEST_CASE("numbers keep their spelling for diagnostics", "[json]") {
+  // Diagnostics quote a number as the document spells it.
+  std::string text = R"([1.50, -0, 1E+3, 18446744073709551616, 12,"s", {"k": -7.25e-1}])";
+  json::ParseError error;
+  auto doc = json::Document::parse(text, 8, error);
+  REQUIRE(doc);
+  json::Value root = doc->root();
+  CHECK(root[0].dump() == "1.50");
+  CHECK(root[0].getDouble() == 1.5);
+  CHECK(root[1].dump() == "-0");
+  CHECK(root[1].getInt() == 0);
+  CHECK(root[2].dump() == "1E+3");
+  CHECK(root[3].dump() == "18446744073709551616");
+  CHECK(root[3].is_number_float());
+  CHECK(root[4].dump() == "12");
+  CHECK(root[5].str() == "s");
+  CHECK(root[6].find("k")->dump() == "-7.25e-1");
+}
