@@ -13,6 +13,7 @@
 
 #include "wirc/support/Diagnostics.h"
 #include "wirc/support/Names.h"
+#include "wirc/support/PagePopulator.h"
 
 #include "PoolOffsets.h"
 #include "PythonText.h"
@@ -21,6 +22,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 namespace wirc::emit {
@@ -44,8 +46,10 @@ std::string pyTuple(const std::vector<std::string> &items) {
 class GraphBuilder {
 public:
   GraphBuilder(const Module &module, const Function &function,
-               std::unordered_map<KernelId, unsigned> &kernelIndex, TextBuffer &out)
-      : module(module), function(function), kernelIndex(kernelIndex), out(out) {}
+               std::unordered_map<KernelId, unsigned> &kernelIndex, TextBuffer &out,
+               PagePopulator *populator)
+      : module(module), function(function), kernelIndex(kernelIndex), out(out),
+        populator(populator) {}
 
   /// Appends the function \p fnName that builds the graph.
   void build(std::string_view fnName);
@@ -55,6 +59,7 @@ private:
   const Function &function;
   std::unordered_map<KernelId, unsigned> &kernelIndex;
   TextBuffer &out;
+  PagePopulator *populator; ///< faults the text's pages in ahead, or null
   /// Per buffer: the Python variable of its node, empty while it has none.
   std::vector<std::string> node = std::vector<std::string>(module.buffers.size());
   std::map<std::string, std::string> symbolNode;      ///< symbol -> Python variable
@@ -606,12 +611,20 @@ void GraphBuilder::build(std::string_view fnName) {
       node[b] = info.name;
     }
   }
-  for (const Line &l : function.lines)
-    emitLine(l);
+  for (size_t i = 0; i < function.lines.size(); ++i) {
+    if (populator && i % 4096 == 0) {
+      populator->report(0, out.view().data(), out.size(), out.room());
+      populator->notify();
+    }
+    emitLine(function.lines[i]);
+  }
   line("return torch.fx.GraphModule(root, g)");
 }
 
 } // namespace
+
+/// Modules from which the text's pages are faulted in ahead.
+constexpr size_t kPopulateFromLines = 65536;
 
 std::string emitFxModule(const Module &module, const EmitOptions &options) {
   TextBuffer out;
@@ -663,10 +676,21 @@ def delete(x):
                        module.kernel(order[i]).name);
   out += "]\n";
 
+  // A large module's text gets its room up front (untouched room costs no
+  // memory), and its pages are faulted in on another core as it is written.
+  size_t lines = 0;
+  for (const Function &function : module.functions)
+    lines += function.lines.size();
+  std::optional<PagePopulator> populator;
+  if (options.threads > 1 && lines >= kPopulateFromLines) {
+    out.reserveMore(lines * 160);
+    populator.emplace(size_t(64) << 20);
+  }
+  PagePopulator *pages = populator ? &*populator : nullptr;
   for (size_t f = 1; f < module.functions.size(); ++f)
-    GraphBuilder(module, module.functions[f], kernelIndex, out)
+    GraphBuilder(module, module.functions[f], kernelIndex, out, pages)
         .build("build_" + module.functions[f].name);
-  GraphBuilder(module, module.main(), kernelIndex, out).build("build_graph");
+  GraphBuilder(module, module.main(), kernelIndex, out, pages).build("build_graph");
 
   out += "\n\ndef graph_module():\n";
   out += "    \"\"\"The wrapper as a GraphModule; constants and branches are attributes.\"\"\"\n";
@@ -729,7 +753,7 @@ def call(args):
     return tuple(_compiled(inputs))
 )",
                      backend);
-  return out.take();
+  return out.take(pages);
 }
 
 } // namespace wirc::emit

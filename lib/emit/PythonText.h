@@ -8,6 +8,8 @@
 #ifndef WIRC_LIB_EMIT_PYTHONTEXT_H
 #define WIRC_LIB_EMIT_PYTHONTEXT_H
 
+#include "wirc/support/PagePopulator.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cstddef>
@@ -84,11 +86,16 @@ public:
   std::string_view view() const { return {data.get(), used}; }
   /// The text as a string, leaving the buffer empty. At scale the buffer's
   /// pages are let go behind the copy, so the two are not both in memory.
-  std::string take() {
+  /// With \p populator, the string's pages are faulted in ahead of the copy.
+  std::string take(PagePopulator *populator = nullptr) {
     constexpr size_t kStep = size_t(16) << 20;
     std::string result;
     result.reserve(used);
     for (size_t at = 0; at < used; at += kStep) {
+      if (populator) {
+        populator->report(1, result.data(), result.size(), result.capacity());
+        populator->notify();
+      }
       result.append(data.get() + at, std::min(kStep, used - at));
       releaseBefore(at + kStep);
     }
