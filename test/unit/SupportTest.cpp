@@ -2,6 +2,7 @@
 #include "wirc/graph/JsonLocator.h"
 #include "wirc/support/Diagnostics.h"
 #include "wirc/support/Names.h"
+#include "wirc/support/BuryPointer.h"
 #include "wirc/support/Json.h"
 #include "wirc/support/OutOfLine.h"
 #include "wirc/support/PagePopulator.h"
@@ -237,4 +238,13 @@ TEST_CASE("numbers keep their spelling for diagnostics", "[json]") {
   CHECK(root[4].dump() == "12");
   CHECK(root[5].str() == "s");
   CHECK(root[6].find("k")->dump() == "-7.25e-1");
+}
+
+TEST_CASE("a buried object stays reachable until exit", "[bury]") {
+  // Under LeakSanitizer (the sanitizer build) this test fails at exit if the
+  // graveyard lost the pointer.
+  auto object = std::make_unique<std::vector<int>>(1000, 7);
+  const std::vector<int> *raw = object.get();
+  buryPointer(std::move(object));
+  CHECK(raw->size() == 1000);
 }
