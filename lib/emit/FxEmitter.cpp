@@ -806,9 +806,6 @@ void FxGraphPrinter::line(const Line &l) {
       l);
 }
 
-/// Graphs from which print() has the text's pages faulted in ahead.
-constexpr size_t kPopulateFromLines = 65536;
-
 void FxGraphPrinter::print(std::string &out) {
   // A node per input, constant and line, about: room made up front is
   // written once, where growing by doubling copies (and faults in) it all
@@ -835,15 +832,9 @@ void FxGraphPrinter::print(std::string &out) {
   std::optional<PagePopulator> populator;
   if (options.threads > 1 && function.lines.size() >= kPopulateFromLines)
     populator.emplace(size_t(64) << 20);
-  auto reportText = [&] {
-    if (populator) {
-      populator->report(0, nodeText.view().data(), nodeText.size(), nodeText.room());
-      populator->notify();
-    }
-  };
   for (size_t i = 0; i < function.lines.size(); ++i) {
-    if (i % 4096 == 0)
-      reportText();
+    if (populator && i % 4096 == 0)
+      populator->report(0, nodeText.view().data(), nodeText.size(), nodeText.room());
     line(function.lines[i]);
   }
 
@@ -876,10 +867,8 @@ void FxGraphPrinter::print(std::string &out) {
     if (begin - released >= kReleaseStep) {
       nodeText.releaseBefore(begin);
       released = begin;
-      if (populator) {
+      if (populator)
         populator->report(1, out.data(), out.size(), out.capacity());
-        populator->notify();
-      }
     }
   }
   out += "    return ";

@@ -612,19 +612,14 @@ void GraphBuilder::build(std::string_view fnName) {
     }
   }
   for (size_t i = 0; i < function.lines.size(); ++i) {
-    if (populator && i % 4096 == 0) {
+    if (populator && i % 4096 == 0)
       populator->report(0, out.view().data(), out.size(), out.room());
-      populator->notify();
-    }
     emitLine(function.lines[i]);
   }
   line("return torch.fx.GraphModule(root, g)");
 }
 
 } // namespace
-
-/// Modules from which the text's pages are faulted in ahead.
-constexpr size_t kPopulateFromLines = 65536;
 
 std::string emitFxModule(const Module &module, const EmitOptions &options) {
   TextBuffer out;

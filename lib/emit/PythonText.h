@@ -45,6 +45,10 @@ inline void appendInt(std::string &out, int64_t value) {
   out.append(buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr);
 }
 
+/// Functions from which an emitter that prints on one thread has its text's
+/// pages faulted in on another (support/PagePopulator.h).
+constexpr size_t kPopulateFromLines = 65536;
+
 /// Text built from many short pieces, a few per token: an append is a
 /// bounds check and a copy (of a literal, one of known length), where
 /// std::string::append is a call that measures and checks. Room is added
@@ -92,10 +96,8 @@ public:
     std::string result;
     result.reserve(used);
     for (size_t at = 0; at < used; at += kStep) {
-      if (populator) {
+      if (populator)
         populator->report(1, result.data(), result.size(), result.capacity());
-        populator->notify();
-      }
       result.append(data.get() + at, std::min(kStep, used - at));
       releaseBefore(at + kStep);
     }

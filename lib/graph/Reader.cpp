@@ -731,10 +731,8 @@ private:
     // A reading thread finds most names in its parent's table: look there first.
     if ((sharedValidNames && sharedValidNames->find(*name)) || validNames.find(*name))
       return name;
-    if (auto why = checkIdentifier(*name)) {
-      error(pointer, fmt::format("{} name '{}' {}", what, printable(*name), *why));
+    if (!checkName(*name, pointer, what))
       return std::nullopt;
-    }
     validNames.insert(*name, true);
     return name;
   }
@@ -745,13 +743,18 @@ private:
   std::optional<std::string_view> getDefinedName(const Json &value, const Ptr &pointer,
                                                  std::string_view what) {
     auto name = getString(value, pointer);
-    if (!name)
+    if (!name || !checkName(*name, pointer, what))
       return std::nullopt;
-    if (auto why = checkIdentifier(*name)) {
-      error(pointer, fmt::format("{} name '{}' {}", what, printable(*name), *why));
-      return std::nullopt;
-    }
     return name;
+  }
+
+  /// checkIdentifier, reporting a problem.
+  bool checkName(std::string_view name, const Ptr &pointer, std::string_view what) {
+    if (auto why = checkIdentifier(name)) {
+      error(pointer, fmt::format("{} name '{}' {}", what, printable(name), *why));
+      return false;
+    }
+    return true;
   }
 
   /// getName for a reference to a tensor of the graph being read, which
@@ -2612,7 +2615,6 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
         if (populator && i % 4096 == 0) {
           populator->report(0, graph.buffers.data(), i * sizeof(Buffer),
                             graph.buffers.capacity() * sizeof(Buffer));
-          populator->notify();
         }
         if (!readBuffer(i, graph.buffers.emplace_back()))
           graph.buffers.pop_back();

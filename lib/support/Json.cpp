@@ -543,7 +543,6 @@ private:
                             sizeof(Document::MemberRef));
       populator->report(2, doc.children.data(), doc.children.size() * sizeof(uint32_t),
                         (doc.children.size() + doc.children.capacityLeft()) * sizeof(uint32_t));
-      populator->notify();
     }
     nodeLimit = nextLimit(nodeCount);
     return nodes;

@@ -34,9 +34,6 @@ void PagePopulator::report(size_t i, const void *base, size_t usedBytes, size_t 
   r.capacity.store(capacityBytes, std::memory_order_relaxed);
   r.used.store(usedBytes, std::memory_order_relaxed);
   r.base.store(reinterpret_cast<uintptr_t>(base), std::memory_order_release);
-}
-
-void PagePopulator::notify() {
   generation.fetch_add(1, std::memory_order_release);
   generation.notify_one();
 }

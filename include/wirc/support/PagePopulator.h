@@ -33,10 +33,8 @@ public:
 
   /// The filling thread's report on region \p i: it starts at \p base, has
   /// room for \p capacityBytes and holds \p usedBytes. A new base (the array
-  /// moved) starts the region over.
+  /// moved) starts the region over. Wakes the populating thread.
   void report(size_t i, const void *base, size_t usedBytes, size_t capacityBytes);
-  /// Wakes the thread after a round of reports.
-  void notify();
 
   /// Bytes the thread has populated, for tests and statistics.
   size_t populatedBytes() const { return populated.load(std::memory_order_relaxed); }
