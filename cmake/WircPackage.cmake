@@ -2,7 +2,9 @@
 # lets another project use it (docs/library.md):
 #   bin/wirc                              the driver (target wirc::driver)
 #   lib/libwirc.a                         the library (target wirc::wirc)
-#   include/wirc/**                       its public headers, the runtime's too
+#   lib/libwirc-c.so                      the command line as a C library
+#                                         (target wirc::c)
+#   include/wirc/**, include/wirc-c/      its public headers, the runtime's too
 #                                         (target wirc::runtime)
 #   lib/cmake/wirc/wircConfig.cmake       find_package(wirc), with
 #   lib/cmake/wirc/wircConfigVersion.cmake
@@ -13,11 +15,11 @@ include(CMakePackageConfigHelpers)
 set(WIRC_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/wirc" CACHE STRING
   "Where the CMake package files are installed, relative to the prefix")
 
-install(TARGETS wirc wirc_lib wirc_runtime EXPORT wircTargets
+install(TARGETS wirc wirc_lib wirc_c wirc_runtime EXPORT wircTargets
   RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
   ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
   LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
-install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/wirc"
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/wirc" "${PROJECT_SOURCE_DIR}/include/wirc-c"
   DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
   FILES_MATCHING PATTERN "*.h" PATTERN "*.def")
 install(EXPORT wircTargets NAMESPACE wirc:: DESTINATION "${WIRC_INSTALL_CMAKEDIR}")

@@ -193,7 +193,10 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
     timer.report(request.instrumentation);
     return ExitCode::Success;
   }
-  if (std::string error = writeFileAtomically(request.outputPath, output); !error.empty()) {
+  if (request.outputPath == "-" && request.standardOutput) {
+    request.standardOutput(output);
+  } else if (std::string error = writeFileAtomically(request.outputPath, output);
+             !error.empty()) {
     diag.error(error);
     return ExitCode::UserError;
   }

@@ -119,6 +119,14 @@ if(NOT out_ERR STREQUAL "wirc: error: no emitter is registered as 'nope'\n")
   message(FATAL_ERROR "unexpected diagnostic for an unknown emitter: ${out_ERR}")
 endif()
 
+# The installed C library prints what the installed executable prints.
+run(COMMAND "${build}/capi-user" "${WORK}/samples/seed/05-dynamic-1d.json" OUTPUT_VARIABLE out)
+run(COMMAND "${prefix}/bin/wirc" compile "${WORK}/samples/seed/05-dynamic-1d.json" --emit=fx
+    OUTPUT_VARIABLE expected)
+if(NOT out STREQUAL expected OR out STREQUAL "")
+  message(FATAL_ERROR "capi-user printed:\n${out}\nwirc compile printed:\n${expected}")
+endif()
+
 # 5. Rebuilds: nothing to do when nothing changed; a changed graph reruns only
 # the rules that read it.
 run(COMMAND "${CMAKE_COMMAND}" --build "${build}" --parallel 1 OUTPUT_VARIABLE log)

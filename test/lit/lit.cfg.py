@@ -26,6 +26,15 @@ config.substitutions.append(
 # address space cannot run there.
 if "-fsanitize=address" not in getattr(config, "cxx_flags", ""):
     config.available_features.add("address-space-limit")
+    # A sanitized libwirc-c needs its runtime loaded first, which Python
+    # does not do.
+    config.available_features.add("python-loads-library")
+
+# libwirc-c (include/wirc-c/wirc.h), its C test program, and the Python
+# binding of tools/exporter/wirc_export/native.py.
+config.substitutions.append(("%libwirc_c", config.wirc_library))
+config.substitutions.append(("%capi-test", config.capi_test))
+config.substitutions.append(("%exporter", os.path.join(config.wirc_source_root, "tools", "exporter")))
 
 # C++ wrappers are compiled against the CUDA headers and linked against the
 # driver's stub library when the toolkit is installed.

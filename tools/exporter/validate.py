@@ -10,7 +10,8 @@ For each program of corpus.py, in its own process:
   3. compare outputs and mutated inputs with eager and with Inductor's;
   4. compile every exported graph with `--emit=fx` as well.
 
-usage: python validate.py --wirc WIRC --out DIR [--jobs N] [--plans P,...] [PROGRAM ...]
+usage: python validate.py --wirc WIRC [--wirc-lib LIB] --out DIR [--jobs N] [--plans P,...]
+                          [PROGRAM ...]
 
 Each program runs four times: with Inductor's own wrapper (which also exports
 the graphs), with wirc's --emit=python module, with wirc's --emit=fx-module
@@ -25,6 +26,10 @@ memory of a warm call and, per graph, Inductor's wrapper generation time and
 wirc's end-to-end time are recorded. With --plans (e.g. --plans pool,arena), the
 python and fx-module runs are repeated with each `--memory-plan`, as modes
 `python+pool`, `fx-module+arena`, ...
+
+With --wirc-lib (libwirc-c.so, include/wirc-c/wirc.h), the wrappers that replace
+Inductor's are compiled in the program's process through the C library instead
+of by starting `wirc`; the recorded wirc time is then the call's.
 
 Writes DIR/results.json and DIR/fixtures/PROGRAM/graphN.json.
 """
@@ -87,7 +92,7 @@ def not_standalone(error):
     return False
 
 
-def run_one(name, mode, wirc, out_dir):
+def run_one(name, mode, wirc, out_dir, wirc_lib=None):
     """Runs in a child process; prints one JSON line.
 
     mode "inductor" runs Inductor's own wrapper (and exports the graphs);
@@ -124,7 +129,7 @@ def run_one(name, mode, wirc, out_dir):
             wirc_args.append("--cpp-abi=aoti")
         if plan:
             wirc_args.append(f"--memory-plan={plan}")
-        with exporting(fixtures, replace=replace, wirc=wirc, wirc_args=wirc_args,
+        with exporting(fixtures, replace=replace, wirc=wirc_lib or wirc, wirc_args=wirc_args,
                        artifacts=replace == "cpp") as exporter:
             compiled = torch.compile(fn, dynamic=entry["dynamic"])
             first_inputs = copy.deepcopy(inputs)
@@ -188,7 +193,9 @@ def run_one(name, mode, wirc, out_dir):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--wirc", required=True)
+    parser.add_argument("--wirc", required=True, help="the wirc executable")
+    parser.add_argument("--wirc-lib", help="libwirc-c.so: compile the replacing wrappers in "
+                        "process through it")
     parser.add_argument("--out", required=True)
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--one", help=argparse.SUPPRESS)
@@ -203,7 +210,7 @@ def main():
     parser.add_argument("programs", nargs="*")
     args = parser.parse_args()
     if args.one:
-        run_one(args.one, args.mode, args.wirc, args.out)
+        run_one(args.one, args.mode, args.wirc, args.out, args.wirc_lib)
         return 0
     sys.path.insert(0, HERE)
     import corpus
@@ -213,9 +220,10 @@ def main():
         name, mode = job
         env = dict(os.environ, PYTHONUNBUFFERED="1", TORCHINDUCTOR_COMPILE_THREADS="1")
         try:
-            p = subprocess.run([sys.executable, __file__, "--wirc", args.wirc, "--out", args.out,
-                                "--one", name, "--mode", mode], capture_output=True, text=True,
-                               env=env, timeout=400)
+            lib = ["--wirc-lib", args.wirc_lib] if args.wirc_lib else []
+            p = subprocess.run([sys.executable, __file__, "--wirc", args.wirc, *lib,
+                                "--out", args.out, "--one", name, "--mode", mode],
+                               capture_output=True, text=True, env=env, timeout=400)
         except subprocess.TimeoutExpired:
             return {"program": name, "mode": mode, "status": "timeout"}
         for line in p.stdout.splitlines():

@@ -15,6 +15,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 namespace wirc {
 
@@ -39,6 +40,9 @@ struct CompileRequest {
   /// again) and hands them back here, where what was freed (the graph, the
   /// passes' tables) is not what emission allocates.
   std::function<void()> releaseFreedMemory;
+  /// Receives the output when outputPath is "-"; unset, it goes to the
+  /// process's standard output.
+  std::function<void(std::string_view)> standardOutput;
   /// Bounds on the input (--max-nodes, --max-input-bytes).
   graph::ReaderLimits limits;
   passes::CompileOptions options;

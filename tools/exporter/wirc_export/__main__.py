@@ -18,7 +18,9 @@ def main() -> int:
     parser.add_argument("--replace", choices=["python", "fx-module", "cpp"], default=None,
                         help="run the program with wirc's emitted wrapper instead of "
                         "Inductor's (validation; cpp implies --artifacts)")
-    parser.add_argument("--wirc", default="wirc", help="the wirc binary for --replace")
+    parser.add_argument("--wirc", default="wirc",
+                        help="for --replace: the wirc executable, or libwirc-c.so to compile "
+                        "in this process")
     parser.add_argument("script", help="the Python script to run")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
     options = parser.parse_args()

@@ -27,6 +27,8 @@ from torch._inductor.codegen import common as codegen_common
 from torch._inductor.codegen import wrapper as W
 from torch._inductor.virtualized import V
 
+from . import native
+
 FORMAT = "wirc.graph"
 VERSION = 1
 
@@ -725,7 +727,8 @@ class _Exporter:
         self.count = 0
         self.written: list[str] = []
         # Per graph: seconds Inductor's wrapper generation took (_generate)
-        # and seconds `wirc compile` took end to end, process start included.
+        # and seconds `wirc compile` took end to end: process start included,
+        # or the call into libwirc-c.
         self.timings: list[dict] = []
         # Subgraphs are generated (by Inductor) before the graph that calls
         # them: name -> (fields, symbols, kernels).
@@ -745,13 +748,18 @@ class _Exporter:
         self.written.append(path)
         return path
 
+    def run_wirc(self, args: list) -> subprocess.CompletedProcess:
+        """`wirc ARGS...`: in this process when self.wirc names libwirc-c,
+        else as a command."""
+        if native.is_library(self.wirc):
+            return native.load(self.wirc).run(args)
+        return subprocess.run([self.wirc, *args], capture_output=True, text=True)
+
     def emitted(self, path: str) -> str:
         if self.replace == "cpp":
             return self.emitted_cpp(path)
         start = time.perf_counter()
-        result = subprocess.run([self.wirc, "compile", path, f"--emit={self.replace}",
-                                 *self.wirc_args],
-                                capture_output=True, text=True)
+        result = self.run_wirc(["compile", path, f"--emit={self.replace}", *self.wirc_args])
         self.timings[-1]["wirc_s"] = time.perf_counter() - start
         if result.returncode != 0:
             raise ExportError(f"wirc failed on {path}:\n{result.stderr}")
@@ -763,8 +771,7 @@ class _Exporter:
         from . import cpp_runner
         cpp_path = path[:-len(".json")] + ".cpp"
         start = time.perf_counter()
-        result = subprocess.run([self.wirc, "compile", path, "--emit=cpp", "-o", cpp_path,
-                                 *self.wirc_args], capture_output=True, text=True)
+        result = self.run_wirc(["compile", path, "--emit=cpp", "-o", cpp_path, *self.wirc_args])
         self.timings[-1]["wirc_s"] = time.perf_counter() - start
         if result.returncode == 3:
             raise NotStandaloneError(f"wirc cannot run {path} without Python:\n{result.stderr}")
@@ -861,7 +868,9 @@ def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] =
     wrapper (a Python module, or a module running the FX GraphModule); with
     replace="cpp" (and artifacts=True), wirc's standalone C++ wrapper, built
     into a library (cpp_runner.py);
-    wirc_args are added to the `wirc compile` command line.
+    wirc is the executable, or libwirc-c.so (include/wirc-c/wirc.h) to
+    compile in this process; wirc_args are added to the `wirc compile`
+    command line.
     """
     global _ACTIVE
     codegen_common.init_backend_registration()
