@@ -37,6 +37,10 @@
 
 namespace wirc::emit {
 
+// Literals appended as string_views: the length is known here, not counted
+// at run time.
+using namespace std::string_view_literals;
+
 namespace {
 
 using namespace wirc::ir;
@@ -234,9 +238,9 @@ private:
   unsigned addAttrNode(std::string_view name, std::string_view op, std::string_view target) {
     std::string_view unique = uniqueName(name);
     nodeText += op;
-    nodeText += "[target=";
+    nodeText += "[target="sv;
     nodeText += target;
-    nodeText += "]\n";
+    nodeText += "]\n"sv;
     return endNode(unique);
   }
 
@@ -279,7 +283,7 @@ private:
     s += asList ? '[' : '(';
     for (size_t i = 0; i < list.size(); ++i) {
       if (i)
-        s += ", ";
+        s += ", "sv;
       appendExpr(s, list[i]);
     }
     s += asList ? "]" : list.size() == 1 ? ",)" : ")";
@@ -292,7 +296,7 @@ private:
     bool symbolicStride = std::any_of(stride.begin(), stride.end(),
                                       [](const sym::Expr &e) { return !e.isConstant(); });
     appendExprs(s, size, symbolicStride);
-    s += ", ";
+    s += ", "sv;
     appendExprs(s, stride, symbolicStride);
   }
 
@@ -303,14 +307,14 @@ private:
       return v > 0 ? "inf" : "-inf";
     std::string s = fmt::format("{}", v);
     if (s.find_first_of(".e") == std::string::npos)
-      s += ".0";
+      s += ".0"sv;
     return s;
   }
 
   void appendValue(TextBuffer &s, const Value &v) {
     switch (v.kind) {
     case Value::Kind::None:
-      s += "None";
+      s += "None"sv;
       return;
     case Value::Kind::Bool:
       s += v.boolValue ? "True" : "False";
@@ -334,7 +338,7 @@ private:
       appendExpr(s, v.expr);
       return;
     case Value::Kind::DType:
-      s += "torch.";
+      s += "torch."sv;
       s += graph::dtypeName(v.dtype);
       return;
     case Value::Kind::Device:
@@ -346,14 +350,14 @@ private:
       s += list ? '[' : '(';
       for (size_t i = 0; i < v.items.size(); ++i) {
         if (i)
-          s += ", ";
+          s += ", "sv;
         appendValue(s, v.items[i]);
       }
       s += list ? "]" : v.items.size() == 1 ? ",)" : ")";
       return;
     }
     }
-    s += "None";
+    s += "None"sv;
   }
 
   /// An anonymous reinterpret view becomes a torch.as_strided node named
@@ -364,7 +368,7 @@ private:
     TextBuffer &candidate = viewName;
     candidate.clear();
     candidate += base;
-    candidate += "_view_";
+    candidate += "_view_"sv;
     candidate += base;
     candidate += '_';
     candidate.appendInt(k);
@@ -373,13 +377,13 @@ private:
     user = nextUser++;
     counted = &countedByView;
     viewText.clear();
-    viewText += "call_function[target=torch.as_strided](args = (";
+    viewText += "call_function[target=torch.as_strided](args = ("sv;
     appendBuffer(viewText, v.buffer);
-    viewText += ", ";
+    viewText += ", "sv;
     appendSizeStride(viewText, v.size, v.stride);
-    viewText += ", ";
+    viewText += ", "sv;
     appendExpr(viewText, pools.storageOffset(v.buffer, v.expr));
-    viewText += "), kwargs = {})\n";
+    viewText += "), kwargs = {})\n"sv;
     user = savedUser;
     counted = &countedBy;
     nodeText += viewText;
@@ -392,13 +396,13 @@ private:
   unsigned callNode(std::string_view candidate, std::string_view target, Fn &&build) {
     std::string_view name = uniqueName(candidate);
     text.clear();
-    text += "call_function[target=";
+    text += "call_function[target="sv;
     text += target;
-    text += "](args = ";
+    text += "](args = "sv;
     beginUser();
     build(text);
     user = kOutputUser;
-    text += ")\n";
+    text += ")\n"sv;
     nodeText += text;
     return endNode(name);
   }
@@ -409,9 +413,9 @@ private:
     return callNode(info.name, "torch.as_strided", [&](TextBuffer &s) {
       s += '(';
       appendBuffer(s, base);
-      s += ", ";
+      s += ", "sv;
       appendSizeStride(s, info.layout.size, info.layout.stride);
-      s += ", ";
+      s += ", "sv;
       appendExpr(s, pools.storageOffset(base, info.layout.offset));
       s += ')';
       s += kNoKwargs;
@@ -444,7 +448,7 @@ private:
     s += '(';
     for (size_t i = 0; i < args.size(); ++i) {
       if (i)
-        s += ", ";
+        s += ", "sv;
       appendValue(s, args[i]);
     }
     s += args.size() == 1 ? ",)" : ")";
@@ -457,15 +461,15 @@ private:
     bool first = true;
     for (const auto &[key, v] : kwargs) {
       if (!first)
-        s += ", ";
+        s += ", "sv;
       s += key;
-      s += ": ";
+      s += ": "sv;
       appendValue(s, v);
       first = false;
     }
     if (!extra.empty()) {
       if (!first)
-        s += ", ";
+        s += ", "sv;
       s += extra;
     }
     s += '}';
@@ -477,9 +481,9 @@ private:
     if (!isStatic) {
       s += '[';
       appendExpr(s, grid[0]);
-      s += ", ";
+      s += ", "sv;
       appendExpr(s, grid[1]);
-      s += ", ";
+      s += ", "sv;
       appendExpr(s, grid[2]);
       s += ']';
       return;
@@ -491,7 +495,7 @@ private:
       for (const auto &[name, value] : call.numels)
         if (name == "xnumel" || name == "ynumel" || name == "znumel") {
           if (count++)
-            s += ", ";
+            s += ", "sv;
           appendExpr(s, value);
         }
       if (count) {
@@ -506,7 +510,7 @@ private:
     s += '(';
     for (size_t i = 0; i < n; ++i) {
       if (i)
-        s += ", ";
+        s += ", "sv;
       appendExpr(s, grid[i]);
     }
     s += n == 1 ? ",)" : ")";
@@ -537,7 +541,7 @@ void FxGraphPrinter::kernelCall(const KernelCallLine &call) {
   inner.clear();
   auto separate = [&] {
     if (!inner.empty())
-      inner += ", ";
+      inner += ", "sv;
   };
   beginUser();
   for (const CallArg &arg : call.args) {
@@ -545,20 +549,20 @@ void FxGraphPrinter::kernelCall(const KernelCallLine &call) {
       continue;
     separate();
     inner += arg.param;
-    inner += ": ";
+    inner += ": "sv;
     appendValue(inner, arg.value);
   }
   user = kOutputUser;
   for (const auto &[numel, e] : call.numels) {
     separate();
     inner += numel;
-    inner += ": ";
+    inner += ": "sv;
     appendExpr(inner, e);
   }
   for (const auto &[key, v] : config.kwargs) {
     separate();
     inner += key;
-    inner += ": ";
+    inner += ": "sv;
     inner.appendInt(v);
   }
   std::string_view name;
@@ -573,13 +577,13 @@ void FxGraphPrinter::kernelCall(const KernelCallLine &call) {
   nodeText += "call_function[target=torch.ops.higher_order.triton_kernel_wrapper_mutation]"
               "(args = (), kwargs = {kernel_idx: ";
   nodeText.appendInt(kernelIdx);
-  nodeText += ", constant_args_idx: ";
+  nodeText += ", constant_args_idx: "sv;
   nodeText.appendInt(constantArgsIdx);
-  nodeText += ", grid: [";
+  nodeText += ", grid: ["sv;
   appendGrid(nodeText, call.grids[call.config], call);
-  nodeText += "], tma_descriptor_metadata: {}, kwargs: {";
+  nodeText += "], tma_descriptor_metadata: {}, kwargs: {"sv;
   nodeText += inner;
-  nodeText += "}})\n";
+  nodeText += "}})\n"sv;
   endNode(name);
 }
 
@@ -591,9 +595,9 @@ void FxGraphPrinter::line(const Line &l) {
             unsigned n = callNode(info.name, "torch.empty_strided", [&](TextBuffer &s) {
               s += '(';
               appendSizeStride(s, info.layout.size, info.layout.stride);
-              s += "), kwargs = {dtype: torch.";
+              s += "), kwargs = {dtype: torch."sv;
               s += graph::dtypeName(info.layout.dtype);
-              s += ", device: ";
+              s += ", device: "sv;
               s += graph::deviceName(info.layout.device);
               s += '}';
             });
@@ -606,7 +610,7 @@ void FxGraphPrinter::line(const Line &l) {
                      [&](TextBuffer &s) {
                        s += '(';
                        appendBuffer(s, f.buffer);
-                       s += ",)";
+                       s += ",)"sv;
                        s += kNoKwargs;
                      });
           },
@@ -629,9 +633,9 @@ void FxGraphPrinter::line(const Line &l) {
               // `out` is evaluated before the keyword arguments: the order
               // its views take their names in.
               TextBuffer out;
-              out += "out: ";
+              out += "out: "sv;
               appendValue(out, e.out);
-              s += ", kwargs = ";
+              s += ", kwargs = "sv;
               appendKwargs(s, e.kwargs, out.view());
             });
           },
@@ -641,7 +645,7 @@ void FxGraphPrinter::line(const Line &l) {
                                         : std::string_view(module.buffer(e.result).name);
             unsigned n = callNode(name, opTarget(e.op), [&](TextBuffer &s) {
               appendArgs(s, e.args);
-              s += ", kwargs = ";
+              s += ", kwargs = "sv;
               appendKwargs(s, e.kwargs);
             });
             if (e.result != kNoBuffer)
@@ -658,7 +662,7 @@ void FxGraphPrinter::line(const Line &l) {
                                 "operator.getitem", [&](TextBuffer &s) {
                                   s += '(';
                                   appendRef(s, source);
-                                  s += ", ";
+                                  s += ", "sv;
                                   s += index;
                                   s += ')';
                                   s += kNoKwargs;
@@ -675,12 +679,12 @@ void FxGraphPrinter::line(const Line &l) {
                      [&](TextBuffer &s) {
                        s += '(';
                        appendBuffer(s, a.buffer);
-                       s += ",), kwargs = {size: ";
+                       s += ",), kwargs = {size: "sv;
                        bool symbolicStride =
                            std::any_of(a.stride.begin(), a.stride.end(),
                                        [](const sym::Expr &e) { return !e.isConstant(); });
                        appendExprs(s, a.size, symbolicStride);
-                       s += ", stride: ";
+                       s += ", stride: "sv;
                        appendExprs(s, a.stride, symbolicStride);
                        s += '}';
                      });
@@ -695,7 +699,7 @@ void FxGraphPrinter::line(const Line &l) {
                      [&](TextBuffer &s) {
                        s += '(';
                        appendBuffer(s, b.tensor);
-                       s += ", ";
+                       s += ", "sv;
                        s.appendInt(b.dim);
                        s += ')';
                        s += kNoKwargs;
@@ -719,17 +723,17 @@ void FxGraphPrinter::line(const Line &l) {
               operands += '(';
               for (size_t i = 0; i < c.operands.size(); ++i) {
                 if (i)
-                  operands += ", ";
+                  operands += ", "sv;
                 appendValue(operands, c.operands[i]);
               }
               operands += c.operands.size() == 1 ? ",)" : ")";
               s += '(';
               appendValue(s, c.predicate);
-              s += ", ";
+              s += ", "sv;
               appendRef(s, t);
-              s += ", ";
+              s += ", "sv;
               appendRef(s, f);
-              s += ", ";
+              s += ", "sv;
               s += operands;
               s += ')';
               s += kNoKwargs;
@@ -741,7 +745,7 @@ void FxGraphPrinter::line(const Line &l) {
                                     [&](TextBuffer &s) {
                                       s += '(';
                                       appendRef(s, cond);
-                                      s += ", ";
+                                      s += ", "sv;
                                       s.appendInt(static_cast<int64_t>(i));
                                       s += ')';
                                       s += kNoKwargs;
@@ -755,7 +759,7 @@ void FxGraphPrinter::line(const Line &l) {
             s += '(';
             for (size_t i = 0; i < o.outputs.size(); ++i) {
               if (i)
-                s += ", ";
+                s += ", "sv;
               TextBuffer item;
               appendValue(item, o.outputs[i]);
               std::string_view text = item.view();
@@ -766,9 +770,9 @@ void FxGraphPrinter::line(const Line &l) {
           [&](const PoolAllocateLine &p) {
             const PoolInfo &pool = module.pool(p.pool);
             unsigned n = callNode(pool.name, "torch.empty_strided", [&](TextBuffer &s) {
-              s += "((";
+              s += "(("sv;
               s.appendInt(pool.bytes);
-              s += ",), (1,)), kwargs = {dtype: torch.uint8, device: ";
+              s += ",), (1,)), kwargs = {dtype: torch.uint8, device: "sv;
               s += graph::deviceName(pool.device);
               s += '}';
             });
@@ -781,11 +785,11 @@ void FxGraphPrinter::line(const Line &l) {
                   unsigned pool = nodeAt(poolNode, a.pool);
                   s += '(';
                   appendRef(s, pool);
-                  s += ", ";
+                  s += ", "sv;
                   s.appendInt(a.offset);
-                  s += ", torch.";
+                  s += ", torch."sv;
                   s += graph::dtypeName(info.layout.dtype);
-                  s += ", ";
+                  s += ", "sv;
                   appendSizeStride(s, info.layout.size, info.layout.stride);
                   s += ')';
                   s += kNoKwargs;
@@ -798,7 +802,7 @@ void FxGraphPrinter::line(const Line &l) {
                      [&](TextBuffer &s) {
                        s += '(';
                        appendRef(s, nodeAt(poolNode, p.pool));
-                       s += ",)";
+                       s += ",)"sv;
                        s += kNoKwargs;
                      });
           },
@@ -847,7 +851,7 @@ void FxGraphPrinter::print(std::string &out) {
   for (const FxNode &node : nodes)
     size += node.name.size() + 40;
   out.reserve(out.size() + size);
-  out += "graph():\n";
+  out += "graph():\n"sv;
   // The text moves into the output node by node; at scale the node text
   // behind the copy is let go, so the two are not both in memory whole.
   constexpr size_t kReleaseStep = size_t(16) << 20;
@@ -856,11 +860,11 @@ void FxGraphPrinter::print(std::string &out) {
   for (size_t i = 0; i < nodes.size(); ++i) {
     const FxNode &node = nodes[i];
     head.clear();
-    head += "    %";
+    head += "    %"sv;
     head += node.name;
-    head += " : [num_users=";
+    head += " : [num_users="sv;
     head.appendInt(users[i]);
-    head += "] = ";
+    head += "] = "sv;
     out += head.view();
     out += nodeText.view().substr(begin, node.textEnd - begin);
     begin = node.textEnd;
@@ -871,7 +875,7 @@ void FxGraphPrinter::print(std::string &out) {
         populator->report(1, out.data(), out.size(), out.capacity());
     }
   }
-  out += "    return ";
+  out += "    return "sv;
   out += outputText.view();
   out += '\n';
 }
@@ -886,7 +890,7 @@ std::string emitFx(const Module &module, const EmitOptions &options) {
   std::string out;
   FxGraphPrinter(module, module.main(), tables, options).print(out);
   for (size_t f = 1; f < module.functions.size(); ++f) {
-    out += "\n# subgraph ";
+    out += "\n# subgraph "sv;
     out += module.functions[f].name;
     out += '\n';
     FxGraphPrinter(module, module.functions[f], tables, options).print(out);

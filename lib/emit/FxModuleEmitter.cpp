@@ -27,6 +27,10 @@
 
 namespace wirc::emit {
 
+// Literals appended as string_views: the length is known here, not counted
+// at run time.
+using namespace std::string_view_literals;
+
 namespace {
 
 using namespace wirc::ir;
@@ -70,7 +74,7 @@ private:
   TextBuffer args, viewArgs, grid;
 
   void line(std::string_view text) {
-    out += "    ";
+    out += "    "sv;
     out += text;
     out += '\n';
   }
@@ -180,7 +184,7 @@ private:
     s += '[';
     for (size_t i = 0; i < list.size(); ++i) {
       if (i)
-        s += ", ";
+        s += ", "sv;
       appendExpr(s, list[i]);
     }
     s += ']';
@@ -190,7 +194,7 @@ private:
   void appendSizeStride(TextBuffer &s, const std::vector<sym::Expr> &size,
                         const std::vector<sym::Expr> &stride) {
     appendList(s, size);
-    s += ", ";
+    s += ", "sv;
     appendList(s, stride);
   }
 
@@ -199,7 +203,7 @@ private:
     s += '(';
     for (size_t i = 0; i < list.size(); ++i) {
       if (i)
-        s += ", ";
+        s += ", "sv;
       appendValue(s, list[i]);
     }
     s += list.size() == 1 ? ",)" : ")";
@@ -207,10 +211,10 @@ private:
 
   static void appendDevice(TextBuffer &s, const graph::Device &d) {
     if (d.kind == graph::Device::Kind::CPU) {
-      s += "torch.device('cpu')";
+      s += "torch.device('cpu')"sv;
       return;
     }
-    s += "torch.device('cuda', ";
+    s += "torch.device('cuda', "sv;
     s.appendInt(d.index);
     s += ')';
   }
@@ -218,7 +222,7 @@ private:
   void appendValue(TextBuffer &s, const Value &v) {
     switch (v.kind) {
     case Value::Kind::None:
-      s += "None";
+      s += "None"sv;
       return;
     case Value::Kind::Bool:
       s += v.boolValue ? "True" : "False";
@@ -239,15 +243,15 @@ private:
       std::string n = fresh("view");
       viewArgs.clear();
       appendSizeStride(viewArgs, v.size, v.stride);
-      viewArgs += ", ";
+      viewArgs += ", "sv;
       appendExpr(viewArgs, pools.storageOffset(v.buffer, v.expr));
-      out += "    ";
+      out += "    "sv;
       out += n;
-      out += " = g.call_function(torch.as_strided, (";
+      out += " = g.call_function(torch.as_strided, ("sv;
       out += var(v.buffer);
-      out += ", ";
+      out += ", "sv;
       out += viewArgs;
-      out += "))\n";
+      out += "))\n"sv;
       s += n;
       return;
     }
@@ -255,7 +259,7 @@ private:
       appendExpr(s, v.expr);
       return;
     case Value::Kind::DType:
-      s += "torch.";
+      s += "torch."sv;
       s += graph::dtypeName(v.dtype);
       return;
     case Value::Kind::Device:
@@ -265,7 +269,7 @@ private:
       s += '[';
       for (size_t i = 0; i < v.items.size(); ++i) {
         if (i)
-          s += ", ";
+          s += ", "sv;
         appendValue(s, v.items[i]);
       }
       s += ']';
@@ -274,7 +278,7 @@ private:
       appendValues(s, v.items);
       return;
     }
-    s += "None";
+    s += "None"sv;
   }
 
   /// `{'key': value, ...[, extra]}`.
@@ -284,14 +288,14 @@ private:
     s += '{';
     for (const auto &[key, v] : list) {
       if (s.size() > open + 1)
-        s += ", ";
+        s += ", "sv;
       s += pythonStringLiteral(key);
-      s += ": ";
+      s += ": "sv;
       appendValue(s, v);
     }
     if (!extra.empty()) {
       if (s.size() > open + 1)
-        s += ", ";
+        s += ", "sv;
       s += extra;
     }
     s += '}';
@@ -310,15 +314,15 @@ private:
   void asStrided(const std::string &name, BufferId base, const graph::Layout &layout) {
     args.clear();
     appendSizeStride(args, layout.size, layout.stride);
-    args += ", ";
+    args += ", "sv;
     appendExpr(args, pools.storageOffset(base, layout.offset));
-    out += "    ";
+    out += "    "sv;
     out += name;
-    out += " = g.call_function(torch.as_strided, (";
+    out += " = g.call_function(torch.as_strided, ("sv;
     out += var(base);
-    out += ", ";
+    out += ", "sv;
     out += args;
-    out += "))\n";
+    out += "))\n"sv;
   }
 
   void kernelCall(const KernelCallLine &call);
@@ -337,7 +341,7 @@ void GraphBuilder::kernelCall(const KernelCallLine &call) {
   args.clear();
   auto separate = [&] {
     if (!args.empty())
-      args += ", ";
+      args += ", "sv;
   };
   for (const CallArg &arg : call.args) {
     if (arg.role == graph::ArgRole::Removed)
@@ -345,21 +349,21 @@ void GraphBuilder::kernelCall(const KernelCallLine &call) {
     separate();
     args += '\'';
     args += arg.param;
-    args += "': ";
+    args += "': "sv;
     appendValue(args, arg.value);
   }
   for (const auto &[numel, e] : call.numels) {
     separate();
     args += '\'';
     args += numel;
-    args += "': ";
+    args += "': "sv;
     appendExpr(args, e);
   }
   for (const auto &[key, v] : config.kwargs) {
     separate();
     args += '\'';
     args += key;
-    args += "': ";
+    args += "': "sv;
     args.appendInt(v);
   }
   const Grid &launch = call.grids[call.config];
@@ -369,24 +373,24 @@ void GraphBuilder::kernelCall(const KernelCallLine &call) {
       exprNode(launch[i]);
   grid.clear();
   appendExpr(grid, launch[0]);
-  grid += ", ";
+  grid += ", "sv;
   appendExpr(grid, launch[1]);
-  grid += ", ";
+  grid += ", "sv;
   appendExpr(grid, launch[2]);
   unsigned index = kernelIndex.at(call.kernel);
   // Launch options travel in the constant-args table, so the kernel runs
   // with its config's warps and stages.
-  out += "    g.call_function(triton_kernel_wrapper_mutation, (), {'kernel_idx': KERNELS[";
+  out += "    g.call_function(triton_kernel_wrapper_mutation, (), {'kernel_idx': KERNELS["sv;
   out.appendInt(index);
-  out += "], 'constant_args_idx': kernel_side_table.add_constant_args({'num_warps': ";
+  out += "], 'constant_args_idx': kernel_side_table.add_constant_args({'num_warps': "sv;
   out.appendInt(config.numWarps);
-  out += ", 'num_stages': ";
+  out += ", 'num_stages': "sv;
   out.appendInt(config.numStages);
-  out += "}), 'grid': [(";
+  out += "}), 'grid': [("sv;
   out += grid;
-  out += ")], 'tma_descriptor_metadata': {}, 'kwargs': {";
+  out += ")], 'tma_descriptor_metadata': {}, 'kwargs': {"sv;
   out += args;
-  out += "}})\n";
+  out += "}})\n"sv;
 }
 
 void GraphBuilder::emitLine(const Line &l) {
@@ -396,24 +400,24 @@ void GraphBuilder::emitLine(const Line &l) {
             const BufferInfo &info = module.buffer(a.buffer);
             args.clear();
             appendSizeStride(args, info.layout.size, info.layout.stride);
-            out += "    ";
+            out += "    "sv;
             out += info.name;
-            out += " = g.call_function(torch.empty_strided, (";
+            out += " = g.call_function(torch.empty_strided, ("sv;
             out += args;
-            out += "), {'dtype': torch.";
+            out += "), {'dtype': torch."sv;
             out += graph::dtypeName(info.layout.dtype);
-            out += ", 'device': ";
+            out += ", 'device': "sv;
             appendDevice(out, info.layout.device);
-            out += "})\n";
+            out += "})\n"sv;
             node[a.buffer] = info.name;
           },
           [&](const FreeLine &f) {
             if (module.buffer(f.buffer).kind != BufferKind::Intermediate)
               return;
             const std::string &name = var(f.buffer);
-            out += "    g.call_function(delete, (";
+            out += "    g.call_function(delete, ("sv;
             out += name;
-            out += ",))\n";
+            out += ",))\n"sv;
           },
           [&](const ReuseLine &r) {
             const BufferInfo &old = module.buffer(r.old);
@@ -427,7 +431,7 @@ void GraphBuilder::emitLine(const Line &l) {
             node[r.reusedAs] = reused.name;
           },
           [&](const CommentLine &c) {
-            out += "    # ";
+            out += "    # "sv;
             out += commentText(c.text);
             out += '\n';
           },
@@ -439,33 +443,33 @@ void GraphBuilder::emitLine(const Line &l) {
             // `out` is evaluated before the keyword arguments: the order in
             // which their views get nodes.
             TextBuffer outArg;
-            outArg += "'out': ";
+            outArg += "'out': "sv;
             appendValue(outArg, e.out);
-            args += ", ";
+            args += ", "sv;
             appendKwargs(args, e.kwargs, outArg.view());
             std::string storage;
-            out += "    g.call_function(";
+            out += "    g.call_function("sv;
             out += target(e.op, storage);
-            out += ", ";
+            out += ", "sv;
             out += args;
-            out += ")\n";
+            out += ")\n"sv;
           },
           [&](const ExternKernelAllocLine &e) {
             args.clear();
             appendValues(args, e.args);
-            args += ", ";
+            args += ", "sv;
             appendKwargs(args, e.kwargs);
             std::string storage;
-            out += "    ";
+            out += "    "sv;
             if (e.result != kNoBuffer) {
               out += module.buffer(e.result).name;
-              out += " = ";
+              out += " = "sv;
             }
-            out += "g.call_function(";
+            out += "g.call_function("sv;
             out += target(e.op, storage);
-            out += ", ";
+            out += ", "sv;
             out += args;
-            out += ")\n";
+            out += ")\n"sv;
             if (e.result != kNoBuffer)
               node[e.result] = module.buffer(e.result).name;
           },
@@ -473,16 +477,16 @@ void GraphBuilder::emitLine(const Line &l) {
             std::string source = var(m.source);
             for (const auto &[container, key] : m.indices) {
               std::string n = fresh("item");
-              out += "    ";
+              out += "    "sv;
               out += n;
-              out += " = g.call_function(operator.getitem, (";
+              out += " = g.call_function(operator.getitem, ("sv;
               out += source;
-              out += ", ";
+              out += ", "sv;
               if (container == "dict")
                 out += pythonStringLiteral(key);
               else
                 out += key;
-              out += "))\n";
+              out += "))\n"sv;
               source = std::move(n);
             }
             node[m.result] = source;
@@ -495,13 +499,13 @@ void GraphBuilder::emitLine(const Line &l) {
           [&](const AssertSizeStrideLine &a) {
             args.clear();
             appendList(args, a.size);
-            args += ", 'stride': ";
+            args += ", 'stride': "sv;
             appendList(args, a.stride);
-            out += "    g.call_function(torch.ops.aten._assert_tensor_metadata.default, (";
+            out += "    g.call_function(torch.ops.aten._assert_tensor_metadata.default, ("sv;
             out += var(a.buffer);
-            out += ",), {'size': ";
+            out += ",), {'size': "sv;
             out += args;
-            out += "})\n";
+            out += "})\n"sv;
           },
           [&](const SymbolBindingLine &b) {
             using Source = SymbolBindingLine::Source;
@@ -550,19 +554,19 @@ void GraphBuilder::emitLine(const Line &l) {
           [&](const OutputLine &o) {
             args.clear();
             appendValues(args, o.outputs);
-            out += "    g.output(";
+            out += "    g.output("sv;
             out += args;
-            out += ")\n";
+            out += ")\n"sv;
           },
           [&](const PoolAllocateLine &p) {
             const PoolInfo &pool = module.pool(p.pool);
-            out += "    ";
+            out += "    "sv;
             out += pool.name;
-            out += " = g.call_function(torch.empty_strided, ([";
+            out += " = g.call_function(torch.empty_strided, (["sv;
             out.appendInt(pool.bytes);
-            out += "], [1]), {'dtype': torch.uint8, 'device': ";
+            out += "], [1]), {'dtype': torch.uint8, 'device': "sv;
             appendDevice(out, pool.device);
-            out += "})\n";
+            out += "})\n"sv;
           },
           [&](const AllocateFromPoolLine &a) {
             const BufferInfo &info = module.buffer(a.buffer);
@@ -572,17 +576,17 @@ void GraphBuilder::emitLine(const Line &l) {
                 exprNode(e);
             args.clear();
             appendSizeStride(args, info.layout.size, info.layout.stride);
-            out += "    ";
+            out += "    "sv;
             out += info.name;
-            out += " = g.call_function(torch.ops.inductor._alloc_from_pool, (";
+            out += " = g.call_function(torch.ops.inductor._alloc_from_pool, ("sv;
             out += module.pool(a.pool).name;
-            out += ", ";
+            out += ", "sv;
             out.appendInt(a.offset);
-            out += ", torch.";
+            out += ", torch."sv;
             out += graph::dtypeName(info.layout.dtype);
-            out += ", ";
+            out += ", "sv;
             out += args;
-            out += "))\n";
+            out += "))\n"sv;
             node[a.buffer] = info.name;
             pools.carved(a.buffer, a.offset);
           },
@@ -594,9 +598,9 @@ void GraphBuilder::emitLine(const Line &l) {
 }
 
 void GraphBuilder::build(std::string_view fnName) {
-  out += "\n\ndef ";
+  out += "\n\ndef "sv;
   out += fnName;
-  out += "(root):\n";
+  out += "(root):\n"sv;
   line("g = torch.fx.Graph()");
   for (BufferId b : function.inputs) {
     const BufferInfo &info = module.buffer(b);
@@ -646,7 +650,7 @@ def delete(x):
   for (const BufferInfo &info : module.buffers)
     if (info.kind == BufferKind::Constant)
       out += fmt::format("{} = None  # set by the loader\n", info.name);
-  out += "\nasync_compile = AsyncCompile()\n";
+  out += "\nasync_compile = AsyncCompile()\n"sv;
   std::unordered_map<KernelId, unsigned> kernelIndex;
   std::vector<KernelId> order;
   for (const Function &function : module.functions)
@@ -663,13 +667,13 @@ def delete(x):
                            kernel.name, kernel.entryName(),
                            tripleQuotedBody(kernel.source));
       }
-  out += "async_compile.wait(globals())\ndel async_compile\n";
-  out += "\n# The kernels' JIT functions in the side table of triton_kernel_wrapper_mutation.\n";
-  out += "KERNELS = [";
+  out += "async_compile.wait(globals())\ndel async_compile\n"sv;
+  out += "\n# The kernels' JIT functions in the side table of triton_kernel_wrapper_mutation.\n"sv;
+  out += "KERNELS = ["sv;
   for (size_t i = 0; i < order.size(); ++i)
     out += fmt::format("{}kernel_side_table.add_kernel({}.fn)", i ? ", " : "",
                        module.kernel(order[i]).name);
-  out += "]\n";
+  out += "]\n"sv;
 
   // A large module's text gets its room up front (untouched room costs no
   // memory), and its pages are faulted in on another core as it is written.
@@ -687,9 +691,9 @@ def delete(x):
         .build("build_" + module.functions[f].name);
   GraphBuilder(module, module.main(), kernelIndex, out, pages).build("build_graph");
 
-  out += "\n\ndef graph_module():\n";
-  out += "    \"\"\"The wrapper as a GraphModule; constants and branches are attributes.\"\"\"\n";
-  out += "    root = torch.nn.Module()\n";
+  out += "\n\ndef graph_module():\n"sv;
+  out += "    \"\"\"The wrapper as a GraphModule; constants and branches are attributes.\"\"\"\n"sv;
+  out += "    root = torch.nn.Module()\n"sv;
   for (const BufferInfo &info : module.buffers)
     if (info.kind == BufferKind::Constant && info.function == 0)
       out += fmt::format("    root.register_buffer('{}', {})\n", info.name, info.name);
@@ -701,7 +705,7 @@ def delete(x):
     out += fmt::format("    root.add_module('{}', build_{}(branch))\n", module.functions[f].name,
                        module.functions[f].name);
   }
-  out += "    return build_graph(root)\n";
+  out += "    return build_graph(root)\n"sv;
 
   // The backend hook: like overriding WrapperFxCodegen.compile_graph, a
   // function that receives the GraphModule and returns what to run.

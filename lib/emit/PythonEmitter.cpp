@@ -29,6 +29,10 @@
 
 namespace wirc::emit {
 
+// Literals appended as string_views: the length is known here, not counted
+// at run time.
+using namespace std::string_view_literals;
+
 namespace {
 
 using namespace wirc::ir;
@@ -97,7 +101,7 @@ private:
     s += '(';
     for (size_t i = 0; i < list.size(); ++i) {
       if (i)
-        s += ", ";
+        s += ", "sv;
       sym::printPython(list[i], s);
     }
     s += list.size() == 1 ? ", )" : ")";
@@ -106,13 +110,13 @@ private:
   /// `reinterpret_tensor(base, size, stride, offset)`.
   void appendReinterpret(std::string &s, BufferId base, const std::vector<sym::Expr> &size,
                          const std::vector<sym::Expr> &stride, const sym::Expr &offset) const {
-    s += "reinterpret_tensor(";
+    s += "reinterpret_tensor("sv;
     s += name(base);
-    s += ", ";
+    s += ", "sv;
     appendTuple(s, size);
-    s += ", ";
+    s += ", "sv;
     appendTuple(s, stride);
-    s += ", ";
+    s += ", "sv;
     sym::printPython(offset, s);
     s += ')';
   }
@@ -120,7 +124,7 @@ private:
   void appendValue(std::string &s, const Value &v) const {
     switch (v.kind) {
     case Value::Kind::None:
-      s += "None";
+      s += "None"sv;
       return;
     case Value::Kind::Bool:
       s += v.boolValue ? "True" : "False";
@@ -144,7 +148,7 @@ private:
       sym::printPython(v.expr, s);
       return;
     case Value::Kind::DType:
-      s += "torch.";
+      s += "torch."sv;
       s += graph::dtypeName(v.dtype);
       return;
     case Value::Kind::Device:
@@ -160,14 +164,14 @@ private:
       s += tuple ? '(' : '[';
       for (size_t i = 0; i < v.items.size(); ++i) {
         if (i)
-          s += ", ";
+          s += ", "sv;
         appendValue(s, v.items[i]);
       }
       s += !tuple ? "]" : v.items.size() == 1 ? ", )" : ")";
       return;
     }
     }
-    s += "None";
+    s += "None"sv;
   }
 
   std::string value(const Value &v) const {
@@ -183,7 +187,7 @@ private:
     bool first = true;
     auto separate = [&] {
       if (!first)
-        s += ", ";
+        s += ", "sv;
       first = false;
     };
     for (const Value &v : args) {
@@ -198,7 +202,7 @@ private:
     }
     if (out) {
       separate();
-      s += "out=";
+      s += "out="sv;
       appendValue(s, *out);
     }
   }
@@ -215,9 +219,9 @@ private:
     const graph::Layout &l = info.layout;
     out += l.device.kind == graph::Device::Kind::CPU ? "empty_strided_cpu(" : "empty_strided_cuda(";
     appendTuple(out, l.size);
-    out += ", ";
+    out += ", "sv;
     appendTuple(out, l.stride);
-    out += ", torch.";
+    out += ", torch."sv;
     out += graph::dtypeName(l.dtype);
     out += ')';
   }
@@ -288,7 +292,7 @@ void PythonEmitter::kernelDefinitions() {
                          kernel.name, kernel.entryName(),
                          tripleQuotedBody(kernel.source));
     }
-  out += "\n\nasync_compile.wait(globals())\ndel async_compile\n";
+  out += "\n\nasync_compile.wait(globals())\ndel async_compile\n"sv;
 }
 
 void PythonEmitter::body(const Line &l) {
@@ -297,13 +301,13 @@ void PythonEmitter::body(const Line &l) {
           [&](const AllocateLine &a) {
             beginLine();
             out += name(a.buffer);
-            out += " = ";
+            out += " = "sv;
             appendAllocation(module.buffer(a.buffer));
             out += '\n';
           },
           [&](const FreeLine &f) {
             beginLine();
-            out += "del ";
+            out += "del "sv;
             out += name(f.buffer);
             out += '\n';
           },
@@ -312,23 +316,23 @@ void PythonEmitter::body(const Line &l) {
             const BufferInfo &reused = module.buffer(r.reusedAs);
             beginLine();
             out += reused.name;
-            out += " = ";
+            out += " = "sv;
             if (ir::sameView(old.layout, reused.layout))
               out += old.name;
             else
               appendReinterpret(out, r.old, reused.layout.size, reused.layout.stride,
                                 reused.layout.offset);
             if (r.deleteOld) {
-              out += "; del ";
+              out += "; del "sv;
               out += old.name;
             } else {
               out += ';';
             }
-            out += "  # reuse\n";
+            out += "  # reuse\n"sv;
           },
           [&](const CommentLine &c) {
             beginLine();
-            out += "# ";
+            out += "# "sv;
             out += commentText(c.text);
             out += '\n';
           },
@@ -337,50 +341,50 @@ void PythonEmitter::body(const Line &l) {
             const graph::Kernel &kernel = module.kernel(call.kernel);
             int device = currentDevice();
             beginLine();
-            out += "stream";
+            out += "stream"sv;
             appendInt(out, device);
-            out += " = get_raw_stream(";
+            out += " = get_raw_stream("sv;
             appendInt(out, device);
-            out += ")\n";
+            out += ")\n"sv;
             beginLine();
             out += kernel.name;
-            out += ".run(";
+            out += ".run("sv;
             for (const CallArg &arg : call.args)
               if (arg.role != graph::ArgRole::Removed) {
                 appendValue(out, arg.value);
-                out += ", ";
+                out += ", "sv;
               }
             for (const auto &[numel, e] : call.numels) {
               sym::printPython(e, out);
-              out += ", ";
+              out += ", "sv;
             }
             // A FixedGrid launcher takes the grid as trailing arguments.
             if (call.fixedGrid)
               for (const sym::Expr &dim : *call.fixedGrid) {
                 sym::printPython(dim, out);
-                out += ", ";
+                out += ", "sv;
               }
-            out += "stream=stream";
+            out += "stream=stream"sv;
             appendInt(out, device);
-            out += ")\n";
+            out += ")\n"sv;
           },
           [&](const ExternKernelOutLine &e) {
             beginLine();
             out += opCallee(e.op);
             out += '(';
             appendCallArgs(out, e.args, e.kwargs, &*e.out);
-            out += ")\n";
+            out += ")\n"sv;
           },
           [&](const ExternKernelAllocLine &e) {
             beginLine();
             if (e.result != kNoBuffer) {
               out += name(e.result);
-              out += " = ";
+              out += " = "sv;
             }
             out += opCallee(e.op);
             out += '(';
             appendCallArgs(out, e.args, e.kwargs);
-            out += ")\n";
+            out += ")\n"sv;
           },
           [&](const MultiOutputLine &m) {
             std::string access = name(m.source);
@@ -392,24 +396,24 @@ void PythonEmitter::body(const Line &l) {
             const BufferInfo &view = module.buffer(r.view);
             beginLine();
             out += view.name;
-            out += " = ";
+            out += " = "sv;
             appendReinterpret(out, r.base, view.layout.size, view.layout.stride,
                               view.layout.offset);
-            out += "  # alias\n";
+            out += "  # alias\n"sv;
           },
           [&](const AssertSizeStrideLine &a) {
             beginLine();
-            out += "assert_size_stride(";
+            out += "assert_size_stride("sv;
             out += name(a.buffer);
-            out += ", ";
+            out += ", "sv;
             appendTuple(out, a.size);
-            out += ", ";
+            out += ", "sv;
             appendTuple(out, a.stride);
             if (!a.what.empty()) {
-              out += ", ";
+              out += ", "sv;
               out += pythonStringLiteral(a.what);
             }
-            out += ")\n";
+            out += ")\n"sv;
           },
           [&](const SymbolBindingLine &b) {
             switch (b.source) {
@@ -449,7 +453,7 @@ void PythonEmitter::body(const Line &l) {
             std::string operands = "[";
             for (size_t i = 0; i < c.operands.size(); ++i)
               operands += (i ? ", " : "") + value(c.operands[i]);
-            operands += "]";
+            operands += "]"sv;
             std::string target = c.tupleResult != kNoBuffer ? name(c.tupleResult) + " = "
                                  : results.empty()            ? std::string("")
                                                               : pyTuple(results) + " = ";
@@ -566,23 +570,23 @@ void PythonEmitter::harness() {
       if (!v)
         throw InternalError("size hint evaluation failed after validation: " + error);
       if (i)
-        text += ", ";
+        text += ", "sv;
       char digits[24];
       text.append(digits, std::to_chars(digits, digits + sizeof digits, *v).ptr);
     }
     text += list.size() == 1 ? ", )" : ")";
   };
   auto appendRandStrided = [&](std::string &text, const BufferInfo &info) {
-    text += "rand_strided(";
+    text += "rand_strided("sv;
     appendAtHints(text, info.layout.size);
-    text += ", ";
+    text += ", "sv;
     appendAtHints(text, info.layout.stride);
-    text += ", device='";
+    text += ", device='"sv;
     if (info.layout.device.kind == graph::Device::Kind::CPU)
-      text += "cpu";
+      text += "cpu"sv;
     else
       fmt::format_to(std::back_inserter(text), "cuda:{}", info.layout.device.index);
-    text += "', dtype=torch.";
+    text += "', dtype=torch."sv;
     text += graph::dtypeName(info.layout.dtype);
     text += ')';
   };
@@ -591,9 +595,9 @@ void PythonEmitter::harness() {
     appendRandStrided(text, info);
     return text;
   };
-  out += "\n\ndef benchmark_compiled_module(times=10, repeat=10):\n";
-  out += "    from torch._dynamo.testing import rand_strided\n";
-  out += "    from torch._inductor.utils import print_performance\n";
+  out += "\n\ndef benchmark_compiled_module(times=10, repeat=10):\n"sv;
+  out += "    from torch._dynamo.testing import rand_strided\n"sv;
+  out += "    from torch._inductor.utils import print_performance\n"sv;
   for (const BufferInfo &info : module.buffers)
     if (info.kind == BufferKind::Constant && info.function == 0) {
       out += fmt::format("    global {}\n", info.name);
@@ -602,9 +606,9 @@ void PythonEmitter::harness() {
   std::string callArgs;
   for (BufferId b : module.main().inputs) {
     const BufferInfo &info = module.buffer(b);
-    out += "    ";
+    out += "    "sv;
     out += info.name;
-    out += " = ";
+    out += " = "sv;
     if (info.kind == BufferKind::Input) {
       appendRandStrided(out, info);
     } else if (info.kind == BufferKind::SymbolInput) {
@@ -616,13 +620,13 @@ void PythonEmitter::harness() {
     }
     out += '\n';
     if (!callArgs.empty())
-      callArgs += ", ";
+      callArgs += ", "sv;
     callArgs += info.name;
   }
   out += fmt::format("    fn = lambda: call([{}])\n", callArgs);
-  out += "    return print_performance(fn, times=times, repeat=repeat)\n";
-  out += "\n\nif __name__ == \"__main__\":\n";
-  out += "    from torch._inductor.wrapper_benchmark import compiled_module_main\n";
+  out += "    return print_performance(fn, times=times, repeat=repeat)\n"sv;
+  out += "\n\nif __name__ == \"__main__\":\n"sv;
+  out += "    from torch._inductor.wrapper_benchmark import compiled_module_main\n"sv;
   out += fmt::format("    compiled_module_main({}, benchmark_compiled_module)\n",
                      pythonStringLiteral(module.name));
 }

@@ -8,6 +8,10 @@
 
 namespace wirc::emit {
 
+// Literals appended as string_views: the length is known here, not counted
+// at run time.
+using namespace std::string_view_literals;
+
 namespace {
 
 /// Bytes that a kernel source or comment copies as they are, per escaper.
@@ -52,12 +56,12 @@ std::string tripleQuotedBody(std::string_view source) {
       break;
     unsigned char c = static_cast<unsigned char>(source[i]);
     if (c == '\\') {
-      out += "\\\\";
+      out += "\\\\"sv;
     } else if (c == '\'') {
       bool needsEscape = i + 1 == source.size() || source[i + 1] == '\'';
       out += needsEscape ? "\\'" : "'";
     } else if (c == '\r') {
-      out += "\\r";
+      out += "\\r"sv;
     } else {
       appendHexEscape(out, c); // other control characters and 0x7f
     }
@@ -92,7 +96,7 @@ std::string pythonFloat(double v) {
     return v > 0 ? "float('inf')" : "float('-inf')";
   std::string s = fmt::format("{}", v);
   if (s.find_first_of(".e") == std::string::npos)
-    s += ".0";
+    s += ".0"sv;
   return s;
 }
 
