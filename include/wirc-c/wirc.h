@@ -6,8 +6,8 @@
 |* Python exporter through ctypes) saves starting a process per graph.        *|
 |*                                                                            *|
 |* The arguments, outputs, exit codes and files written are those of the      *|
-|* executable (docs/cli.md). Calls may come from any thread; they run one at  *|
-|* a time.                                                                    *|
+|* executable (docs/cli.md). Calls may come from any thread, and run at the   *|
+|* same time when they do; each call's output is its own.                     *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 #ifndef WIRC_C_WIRC_H

@@ -42,14 +42,37 @@ static char *copyStdout(const wirc_result *result, size_t *size) {
 static size_t expectedSize;
 static const char *expectedText;
 
+/* Even threads compile GRAPH, odd ones a missing file: each result holds its
+ * own run's output and diagnostics, nothing of the others'. */
+struct ThreadTask {
+  int index;
+  int ok;
+};
+
 static void *compileOnThread(void *arg) {
-  int *ok = arg;
-  wirc_result *result = compileGraph();
-  size_t size = 0;
-  const char *text = wirc_result_stdout(result, &size);
-  *ok = wirc_result_exit_code(result) == 0 && size == expectedSize &&
-        memcmp(text, expectedText, size) == 0;
-  wirc_result_free(result);
+  struct ThreadTask *task = arg;
+  for (int round = 0; round < 4; ++round) {
+    if (task->index % 2 == 0) {
+      wirc_result *result = compileGraph();
+      size_t size = 0;
+      const char *text = wirc_result_stdout(result, &size);
+      task->ok = wirc_result_exit_code(result) == 0 && size == expectedSize &&
+                 memcmp(text, expectedText, size) == 0 &&
+                 wirc_result_stderr(result, NULL)[0] == '\0';
+      wirc_result_free(result);
+    } else {
+      const char *args[] = {"wirc", "compile", "no/such/graph.json", "--emit=python"};
+      wirc_result *result = wirc_run(4, args);
+      const char *err = wirc_result_stderr(result, NULL);
+      const char *expected =
+          "wirc: error: cannot open 'no/such/graph.json': No such file or directory\n";
+      task->ok = wirc_result_exit_code(result) == 1 && strcmp(err, expected) == 0 &&
+                 wirc_result_stdout(result, NULL)[0] == '\0';
+      wirc_result_free(result);
+    }
+    if (!task->ok)
+      break;
+  }
   return NULL;
 }
 
@@ -96,17 +119,20 @@ int main(int argc, char **argv) {
     wirc_result_free(again);
   }
 
-  /* Four threads at once: each gets the same output. */
+  /* Six threads at once, compiling and failing. */
   {
     expectedText = text;
     expectedSize = size;
-    pthread_t threads[4];
-    int ok[4] = {0, 0, 0, 0};
-    for (int i = 0; i < 4; ++i)
-      CHECK(pthread_create(&threads[i], NULL, compileOnThread, &ok[i]) == 0);
-    for (int i = 0; i < 4; ++i) {
+    pthread_t threads[6];
+    struct ThreadTask tasks[6];
+    for (int i = 0; i < 6; ++i) {
+      tasks[i].index = i;
+      tasks[i].ok = 0;
+      CHECK(pthread_create(&threads[i], NULL, compileOnThread, &tasks[i]) == 0);
+    }
+    for (int i = 0; i < 6; ++i) {
       pthread_join(threads[i], NULL);
-      CHECK(ok[i]);
+      CHECK(tasks[i].ok);
     }
   }
 

@@ -10,7 +10,6 @@
 
 #include "wirc/driver/Compiler.h"
 
-#include <mutex>
 #include <new>
 #include <string>
 
@@ -21,9 +20,6 @@ struct wirc_result {
 };
 
 namespace {
-
-/// Logging and its level are process-wide: runs take turns.
-std::mutex runMutex;
 
 const char *text(const std::string &s, size_t *size) {
   if (size)
@@ -48,7 +44,6 @@ wirc_result *wirc_run(int argc, const char *const *argv) {
     wirc::driver::DriverIO io;
     io.out = [result](std::string_view chunk) { result->out.append(chunk); };
     io.err = [result](std::string_view chunk) { result->err.append(chunk); };
-    std::lock_guard<std::mutex> lock(runMutex);
     result->exitCode = wirc::driver::runDriver(argc, argv, io);
   } catch (...) {
     // Only allocation can fail here: runDriver catches everything else.

@@ -73,11 +73,11 @@ int run(int argc, const char *const *argv, const DriverIO &io) {
     io.err(wirc::formatDiagnostic(diag) + "\n");
   };
   // Logs are developer output and go to stderr; stdout carries only the
-  // emitted artifact.
+  // emitted artifact. The logger is this run's own, not spdlog's global
+  // one, so that runs in one process (libwirc-c) can overlap.
   auto logger = std::make_shared<spdlog::logger>("wirc", std::make_shared<LogSink>(io.err));
   logger->set_pattern("wirc: %l: %v");
-  spdlog::set_default_logger(logger);
-  spdlog::set_level(spdlog::level::warn);
+  logger->set_level(spdlog::level::warn);
 
   CLI::App app{"wirc: a compiler driver for PyTorch Inductor's wrapper stage.\n"
                "Reads a scheduled Inductor graph (graph format v1), builds Wrapper IR,\n"
@@ -248,7 +248,7 @@ int run(int argc, const char *const *argv, const DriverIO &io) {
     io.err(fmt::format("wirc: error: {}\nwirc: note: run 'wirc --help' for usage\n", e.what()));
     return toInt(wirc::ExitCode::UsageError);
   }
-  spdlog::set_level(spdlog::level::from_str(logLevel));
+  logger->set_level(spdlog::level::from_str(logLevel));
 
   if (listPasses) {
     io.out(passList());
@@ -290,8 +290,8 @@ int run(int argc, const char *const *argv, const DriverIO &io) {
                                : std::max(1u, std::thread::hardware_concurrency());
   request.emitOptions.threads = request.limits.threads;
   request.releaseFreedMemory = io.releaseFreedMemory;
-  request.kernels.log = [](const std::string &line) { spdlog::debug("{}", line); };
-  request.kernels.warn = [](const std::string &line) { spdlog::warn("{}", line); };
+  request.kernels.log = [logger](const std::string &line) { logger->debug("{}", line); };
+  request.kernels.warn = [logger](const std::string &line) { logger->warn("{}", line); };
   request.disableFree = io.exitsAfter;
   request.options.sizeAsserts = !noSizeAsserts;
   request.emitOptions.cppExtern = cppExtern == "hooks" ? wirc::emit::EmitOptions::CppExtern::Hooks
