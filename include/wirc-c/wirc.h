@@ -32,8 +32,10 @@ typedef struct wirc_result wirc_result;
 
 /* Runs `wirc` with argv[0..argc) (argv[0] is the program name, used in
  * --help). For example {"wirc", "compile", "graph.json", "--emit=python"}
- * leaves the emitted module in the result's standard output. Returns NULL
- * only if the result itself cannot be allocated. */
+ * leaves the emitted module in the result's standard output. argc < 1 or a
+ * NULL argv runs `wirc` without arguments; a NULL among argv[0..argc) is a
+ * usage error (exit code 2). Returns NULL only if the result itself cannot
+ * be allocated. */
 WIRC_C_EXPORT wirc_result *wirc_run(int argc, const char *const *argv);
 
 /* The exit code the executable would have returned: 0 on success, else one

@@ -156,6 +156,11 @@ int main(int argc, char **argv) {
     result = wirc_run(0, NULL);
     CHECK(wirc_result_exit_code(result) == 2);
     wirc_result_free(result);
+    const char *withNull[] = {"wirc", "compile", NULL};
+    result = wirc_run(3, withNull);
+    CHECK(wirc_result_exit_code(result) == 2);
+    CHECK(strcmp(wirc_result_stderr(result, NULL), "wirc: error: argument 2 is NULL\n") == 0);
+    wirc_result_free(result);
   }
 
   /* Reports go to the result's standard error, the module still to its

@@ -41,6 +41,12 @@ wirc_result *wirc_run(int argc, const char *const *argv) {
       argc = 1;
       argv = fallback;
     }
+    for (int i = 0; i < argc; ++i)
+      if (!argv[i]) {
+        result->exitCode = static_cast<int>(wirc::ExitCode::UsageError);
+        result->err = "wirc: error: argument " + std::to_string(i) + " is NULL\n";
+        return result;
+      }
     wirc::driver::DriverIO io;
     io.out = [result](std::string_view chunk) { result->out.append(chunk); };
     io.err = [result](std::string_view chunk) { result->err.append(chunk); };
