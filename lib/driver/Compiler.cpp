@@ -194,7 +194,7 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
     return ExitCode::Success;
   }
   if (request.outputPath == "-" && request.standardOutput) {
-    request.standardOutput(output);
+    request.standardOutput(std::move(output));
   } else if (std::string error = writeFileAtomically(request.outputPath, output);
              !error.empty()) {
     diag.error(error);

@@ -48,7 +48,13 @@ wirc_result *wirc_run(int argc, const char *const *argv) {
         return result;
       }
     wirc::driver::DriverIO io;
-    io.out = [result](std::string_view chunk) { result->out.append(chunk); };
+    // The emitted text is most of a result: the first piece is taken over.
+    io.out = [result](std::string chunk) {
+      if (result->out.empty())
+        result->out = std::move(chunk);
+      else
+        result->out += chunk;
+    };
     io.err = [result](std::string_view chunk) { result->err.append(chunk); };
     result->exitCode = wirc::driver::runDriver(argc, argv, io);
   } catch (...) {

@@ -72,6 +72,12 @@ int run(int argc, const char *const *argv, const DriverIO &io) {
   auto printDiagnostic = [&io](const wirc::Diagnostic &diag) {
     io.err(wirc::formatDiagnostic(diag) + "\n");
   };
+  // Only the first kMaxReportedErrors diagnostics are printed.
+  auto noteHiddenErrors = [&io](const wirc::DiagnosticEngine &diag) {
+    if (diag.numErrors() > wirc::DiagnosticEngine::kMaxReportedErrors)
+      io.err(fmt::format("wirc: note: {} more errors not shown\n",
+                         diag.numErrors() - wirc::DiagnosticEngine::kMaxReportedErrors));
+  };
   // Logs are developer output and go to stderr; stdout carries only the
   // emitted artifact. The logger is this run's own, not spdlog's global
   // one, so that runs in one process (libwirc-c) can overlap.
@@ -263,11 +269,9 @@ int run(int argc, const char *const *argv, const DriverIO &io) {
     wirc::DiagnosticEngine diag(printDiagnostic);
     std::string json;
     wirc::ExitCode code = wirc::plan::planTrace(traceRequest, diag, json);
-    if (diag.numErrors() > wirc::DiagnosticEngine::kMaxReportedErrors)
-      io.err(fmt::format("wirc: note: {} more errors not shown\n",
-                         diag.numErrors() - wirc::DiagnosticEngine::kMaxReportedErrors));
+    noteHiddenErrors(diag);
     if (code == wirc::ExitCode::Success)
-      io.out(json);
+      io.out(std::move(json));
     return toInt(code);
   }
   if (!compile->parsed()) {
@@ -311,9 +315,7 @@ int run(int argc, const char *const *argv, const DriverIO &io) {
   request.standardOutput = io.out;
   wirc::DiagnosticEngine diag(printDiagnostic);
   wirc::ExitCode code = wirc::compile(request, diag);
-  if (diag.numErrors() > wirc::DiagnosticEngine::kMaxReportedErrors)
-    io.err(fmt::format("wirc: note: {} more errors not shown\n",
-                       diag.numErrors() - wirc::DiagnosticEngine::kMaxReportedErrors));
+  noteHiddenErrors(diag);
   return toInt(code);
 }
 

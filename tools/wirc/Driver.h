@@ -8,14 +8,16 @@
 #define WIRC_TOOLS_DRIVER_H
 
 #include <functional>
+#include <string>
 #include <string_view>
 
 namespace wirc::driver {
 
 struct DriverIO {
   /// Receives what `wirc` writes to standard output: the emitted text
-  /// without -o, listings, --help and --version.
-  std::function<void(std::string_view)> out;
+  /// without -o, listings, --help and --version. By value: the emitted text
+  /// is handed over, not copied.
+  std::function<void(std::string)> out;
   /// Receives diagnostics, logs and --time-passes reports.
   std::function<void(std::string_view)> err;
   /// The process ends right after: the graph and the IR are left allocated

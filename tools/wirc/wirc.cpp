@@ -42,7 +42,7 @@ int main(int argc, char **argv) {
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
   wirc::driver::DriverIO io;
-  io.out = [](std::string_view text) { writeTo(stdout, text); };
+  io.out = [](std::string text) { writeTo(stdout, text); };
   io.err = [](std::string_view text) { writeTo(stderr, text); };
   io.exitsAfter = true;
 #ifdef WIRC_USE_JEMALLOC

@@ -40,9 +40,10 @@ struct CompileRequest {
   /// again) and hands them back here, where what was freed (the graph, the
   /// passes' tables) is not what emission allocates.
   std::function<void()> releaseFreedMemory;
-  /// Receives the output when outputPath is "-"; unset, it goes to the
+  /// Receives the output when outputPath is "-", by value so that a caller
+  /// keeping it takes it over without a copy; unset, the output goes to the
   /// process's standard output.
-  std::function<void(std::string_view)> standardOutput;
+  std::function<void(std::string)> standardOutput;
   /// Bounds on the input (--max-nodes, --max-input-bytes).
   graph::ReaderLimits limits;
   passes::CompileOptions options;

@@ -724,6 +724,9 @@ class _Exporter:
         self.replace = replace
         self.wirc = wirc
         self.wirc_args = list(wirc_args)
+        # libwirc-c, loaded once, when the export starts (a one-time cost,
+        # about a millisecond): each graph's recorded time is then its compile.
+        self.library = native.load(wirc) if replace and native.is_library(wirc) else None
         self.count = 0
         self.written: list[str] = []
         # Per graph: seconds Inductor's wrapper generation took (_generate)
@@ -751,8 +754,8 @@ class _Exporter:
     def run_wirc(self, args: list) -> subprocess.CompletedProcess:
         """`wirc ARGS...`: in this process when self.wirc names libwirc-c,
         else as a command."""
-        if native.is_library(self.wirc):
-            return native.load(self.wirc).run(args)
+        if self.library is not None:
+            return self.library.run(args)
         return subprocess.run([self.wirc, *args], capture_output=True, text=True)
 
     def emitted(self, path: str) -> str:
@@ -880,10 +883,6 @@ def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] =
     scheduling = previous.scheduling
     cpp = getattr(previous, "cpp_wrapper_codegen", None)
     exporter = _Exporter(out_dir, artifacts, replace, wirc, list(wirc_args))
-    if replace and native.is_library(wirc):
-        # Loaded once, when the export starts (a one-time cost, about a
-        # millisecond): each graph's recorded time is then its compile.
-        native.load(wirc)
     patches = {"fx_graph_cache": False, "fx_graph_remote_cache": False,
                "alignment_asserts": False}
     if artifacts and hasattr(inductor_config, "use_static_cuda_launcher"):
