@@ -17,6 +17,7 @@
 #include "wirc/passes/Pass.h"
 
 #include "MemoryPlanning.h"
+#include "PeakProfile.h"
 
 #include <fmt/format.h>
 
@@ -112,98 +113,6 @@ void planFunction(Module &module, Function &function) {
   }
 }
 
-/// Range add, range max over line positions: the estimated bytes live after
-/// each line, for the peak check of a reuse.
-class PeakTree {
-public:
-  // Bottom-up, without recursion: leaves at [size, 2 size). Each inner node
-  // holds the maximum of its subtree plus the additions made to its whole
-  // range (`added`), but not those made to its ancestors' ranges: nothing
-  // is pushed down, queries add the ancestors' additions on the way up.
-  explicit PeakTree(const std::vector<int64_t> &values) : n(values.size()) {
-    size = 1;
-    while (size < n)
-      size *= 2;
-    maxv.assign(2 * size, kEmpty);
-    added.assign(size, 0);
-    for (size_t i = 0; i < n; ++i)
-      maxv[size + i] = values[i];
-    for (size_t i = size - 1; i > 0; --i)
-      maxv[i] = std::max(maxv[2 * i], maxv[2 * i + 1]);
-  }
-
-  /// The maximum over [lo, hi).
-  int64_t max(size_t lo, size_t hi) const {
-    if (lo >= hi)
-      return kEmpty;
-    size_t l = lo + size, r = hi + size;
-    // The maxima of the nodes taken on each side so far. After each step up
-    // those of the left side lie under node l - 1 and those of the right
-    // side under node r, whose additions they then take.
-    int64_t left = 0, right = 0;
-    bool anyLeft = false, anyRight = false;
-    while (l < r) {
-      if (l & 1) {
-        left = anyLeft ? std::max(left, maxv[l]) : maxv[l];
-        anyLeft = true;
-        ++l;
-      }
-      if (r & 1) {
-        --r;
-        right = anyRight ? std::max(right, maxv[r]) : maxv[r];
-        anyRight = true;
-      }
-      l >>= 1;
-      r >>= 1;
-      if (anyLeft)
-        left += added[l - 1];
-      if (anyRight)
-        right += added[r];
-    }
-    if (anyLeft)
-      for (size_t node = l - 1; node > 1;)
-        left += added[node >>= 1];
-    if (anyRight)
-      for (size_t node = r; node > 1;)
-        right += added[node >>= 1];
-    if (!anyLeft)
-      return right;
-    return anyRight ? std::max(left, right) : left;
-  }
-
-  /// Adds \p delta over [lo, hi).
-  void add(size_t lo, size_t hi, int64_t delta) {
-    if (lo >= hi)
-      return;
-    size_t l = lo + size, r = hi + size;
-    size_t a = l >> 1, b = (r - 1) >> 1;
-    for (; l < r; l >>= 1, r >>= 1) {
-      if (l & 1)
-        apply(l++, delta);
-      if (r & 1)
-        apply(--r, delta);
-    }
-    // The ancestors of both ends, level by level, once where they meet.
-    for (; a != b; a >>= 1, b >>= 1) {
-      maxv[a] = std::max(maxv[2 * a], maxv[2 * a + 1]) + added[a];
-      maxv[b] = std::max(maxv[2 * b], maxv[2 * b + 1]) + added[b];
-    }
-    for (; a > 0; a >>= 1)
-      maxv[a] = std::max(maxv[2 * a], maxv[2 * a + 1]) + added[a];
-  }
-
-private:
-  static constexpr int64_t kEmpty = INT64_MIN / 4;
-  size_t n, size;
-  std::vector<int64_t> maxv, added; // added[0] stays 0: no node
-
-  void apply(size_t node, int64_t delta) {
-    maxv[node] += delta;
-    if (node < size)
-      added[node] += delta;
-  }
-};
-
 /// Plans turning free-then-allocate pairs into reuse lines, LIFO per key.
 /// An allocation takes a freed buffer's storage over only if
 /// \p mayTakeOver allows it.
@@ -236,7 +145,7 @@ memory::ReusePlan planReuse(Module &module, const Function &function,
     live[i] = current;
   }
   int64_t peak = *std::max_element(live.begin(), live.end());
-  PeakTree tree(live);
+  PeakProfile tree(std::move(live));
 
   // Storage changes hands within one key: the same device, dtype and
   // element count. Keys are numbered as they are met; freed buffers wait

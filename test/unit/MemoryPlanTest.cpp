@@ -2,6 +2,7 @@
 #include "TestUtil.h"
 
 #include "../../lib/passes/MemoryPlanning.h"
+#include "../../lib/passes/PeakProfile.h"
 #include "wirc/ir/Verifier.h"
 
 #include <catch2/catch.hpp>
@@ -330,6 +331,39 @@ TEST_CASE("memory stats are measured only when asked for, and never change the p
       ir::Module verified;
       REQUIRE(test::compile(*doc, verified, diag, options));
       CHECK(verified.memoryStats.size() == measured.memoryStats.size());
+    }
+  }
+}
+
+TEST_CASE("the peak profile answers as a plain array of line values", "[plan-memory][property]") {
+  // Spans of every kind: inside one block, across a block boundary, across
+  // many blocks, the whole profile, and empty ones; profiles shorter than a
+  // block and not a whole number of blocks.
+  std::mt19937_64 rng(7);
+  for (size_t n : {1u, 5u, 63u, 64u, 65u, 200u, 1000u, 4097u}) {
+    std::vector<int64_t> naive(n);
+    for (int64_t &v : naive)
+      v = static_cast<int64_t>(rng() % 1000);
+    passes::PeakProfile profile(naive);
+    REQUIRE(profile.length() == n);
+    for (int step = 0; step < 3000; ++step) {
+      size_t lo = rng() % (n + 1), hi = rng() % (n + 1);
+      if (lo > hi)
+        std::swap(lo, hi);
+      if (rng() % 4 == 0)
+        hi = std::min(n, lo + rng() % 80); // short spans, as on real graphs
+      if (rng() % 2) {
+        int64_t delta = static_cast<int64_t>(rng() % 2000) - 600;
+        profile.add(lo, hi, delta);
+        for (size_t i = lo; i < hi; ++i)
+          naive[i] += delta;
+      } else if (lo < hi) {
+        int64_t expected = *std::max_element(naive.begin() + lo, naive.begin() + hi);
+        INFO("n " << n << " step " << step << " [" << lo << ", " << hi << ")");
+        REQUIRE(profile.max(lo, hi) == expected);
+      } else {
+        REQUIRE(profile.max(lo, hi) < -(int64_t(1) << 60));
+      }
     }
   }
 }
