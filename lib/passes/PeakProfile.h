@@ -99,8 +99,13 @@ private:
       value[i] += delta;
     size_t node = size + b;
     maxv[node] = scan(b * kBlock, std::min(value.size(), (b + 1) * kBlock)) + added[node];
-    for (node >>= 1; node > 0; node >>= 1)
-      maxv[node] = std::max(maxv[2 * node], maxv[2 * node + 1]) + added[node];
+    // Up to the first ancestor whose maximum stays what it was.
+    for (node >>= 1; node > 0; node >>= 1) {
+      int64_t m = std::max(maxv[2 * node], maxv[2 * node + 1]) + added[node];
+      if (m == maxv[node])
+        break;
+      maxv[node] = m;
+    }
   }
 
   // Bottom-up over blocks [lo, hi), without recursion or pushing down:
