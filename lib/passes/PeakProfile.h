@@ -95,10 +95,16 @@ private:
     return sum;
   }
   void addInBlock(size_t b, size_t lo, size_t hi, int64_t delta) {
+    int64_t raised = kEmpty;
     for (size_t i = lo; i < hi; ++i)
-      value[i] += delta;
+      raised = std::max(raised, value[i] += delta);
     size_t node = size + b;
-    maxv[node] = scan(b * kBlock, std::min(value.size(), (b + 1) * kBlock)) + added[node];
+    // What grows can only raise the block's maximum (the planner only adds);
+    // what shrinks may lower it, which takes a scan of the block.
+    if (delta >= 0)
+      maxv[node] = std::max(maxv[node], raised + added[node]);
+    else
+      maxv[node] = scan(b * kBlock, std::min(value.size(), (b + 1) * kBlock)) + added[node];
     // Up to the first ancestor whose maximum stays what it was.
     for (node >>= 1; node > 0; node >>= 1) {
       int64_t m = std::max(maxv[2 * node], maxv[2 * node + 1]) + added[node];
