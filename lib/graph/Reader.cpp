@@ -485,6 +485,8 @@ private:
 
 /// Buffer tables from which the reader has their pages faulted in ahead.
 constexpr size_t kPopulateBuffersFrom = 65536;
+/// Nodes from which the node table's pages are faulted in on another core.
+constexpr size_t kPopulateNodesFrom = 65536;
 
 /// The table a name is defined in.
 enum class NameTable : uint8_t { Symbols, Kernels, Subgraphs, Inputs, Constants, Buffers, Params };
@@ -2354,8 +2356,21 @@ void Reader::readAllNodes(const Json &nodes, const Ptr &np, std::vector<Node> &o
   const size_t base = out.size();
   const size_t perThread = std::max<size_t>(limits.minNodesPerThread, 1);
   const size_t threads = std::min<size_t>(limits.threads, n / perThread);
-  // Read in place: every node's slot exists before any thread starts.
-  out.resize(base + n);
+  // Read in place: every node's slot exists before any thread starts. The
+  // second core has nothing to do yet: it faults a large table's pages in
+  // ahead of the slots being made.
+  if (threads >= 2 && n >= kPopulateNodesFrom) {
+    out.reserve(base + n);
+    PagePopulator populator(size_t(32) << 20);
+    for (size_t made = 0; made < n;) {
+      populator.report(0, out.data(), out.size() * sizeof(Node), out.capacity() * sizeof(Node));
+      size_t step = std::min<size_t>(n - made, 8192);
+      out.resize(out.size() + step);
+      made += step;
+    }
+  } else {
+    out.resize(base + n);
+  }
   auto readAlone = [&] {
     size_t count = base;
     // The first node's text is where the unread text begins: what comes
