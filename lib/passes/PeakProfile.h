@@ -6,8 +6,8 @@
 // span. The spans are short (tens of lines on large graphs) and the profile
 // long (a line each), so the profile is kept in blocks: the lines of a span's
 // partial blocks are scanned in place, and whole blocks go through a segment
-// tree over the blocks, small enough to stay in cache. A segment tree over
-// every line cost a cache miss per level per question.
+// tree over the blocks, small enough to stay in cache (a segment tree over
+// every line would take a cache miss per level for each question).
 //
 //===----------------------------------------------------------------------===//
 #ifndef WIRC_PASSES_PEAKPROFILE_H
@@ -48,7 +48,8 @@ public:
     const size_t bl = lo >> kBlockBits, bh = (hi - 1) >> kBlockBits;
     if (bl == bh)
       return scan(lo, hi) + pending(bl);
-    int64_t m = std::max(scan(lo, (bl + 1) * kBlock) + pending(bl), scan(bh * kBlock, hi) + pending(bh));
+    int64_t m = std::max(scan(lo, (bl + 1) * kBlock) + pending(bl),
+                         scan(bh * kBlock, hi) + pending(bh));
     if (bl + 1 < bh)
       m = std::max(m, treeMax(bl + 1, bh));
     return m;
