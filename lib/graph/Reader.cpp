@@ -2362,11 +2362,9 @@ void Reader::readAllNodes(const Json &nodes, const Ptr &np, std::vector<Node> &o
   if (threads >= 2 && n >= kPopulateNodesFrom) {
     out.reserve(base + n);
     PagePopulator populator(size_t(32) << 20);
-    for (size_t made = 0; made < n;) {
+    while (out.size() < base + n) {
       populator.report(0, out.data(), out.size() * sizeof(Node), out.capacity() * sizeof(Node));
-      size_t step = std::min<size_t>(n - made, 8192);
-      out.resize(out.size() + step);
-      made += step;
+      out.resize(std::min(out.size() + 8192, base + n));
     }
   } else {
     out.resize(base + n);
