@@ -279,7 +279,7 @@ std::string CppEmitter::externValue(const Value &v, std::string &decls, unsigned
   case Value::Kind::Float:
     return fmt::format("wirc::rt::extern_double({})", doubleLiteral(v.floatValue));
   case Value::Kind::String:
-    return fmt::format("wirc::rt::extern_string({}, {})", cppStringLiteral(v.text), v.text.size());
+    return fmt::format("wirc::rt::extern_string({}, {})", cppStringLiteral(v.text()), v.text().size());
   case Value::Kind::Expr:
     return fmt::format("wirc::rt::extern_int({})", expr(v.expr));
   case Value::Kind::DType:
@@ -300,24 +300,24 @@ std::string CppEmitter::externValue(const Value &v, std::string &decls, unsigned
     const BufferInfo &base = module.buffer(v.buffer);
     std::string arrays = fmt::format("wirc_{}", counter++);
     decls += fmt::format("    const int64_t {0}_size[] = {1}, {0}_stride[] = {2};\n", arrays,
-                         array(v.size), array(v.stride));
+                         array(v.size()), array(v.stride()));
     return tensor(fmt::format("wirc::rt::make_tensor({}.data, wirc::rt::mul({}, {}), {}, {}_size, "
                               "{}_stride)",
-                              base.name, expr(v.expr), itemsize(base), v.size.size(), arrays,
+                              base.name, expr(v.expr), itemsize(base), v.size().size(), arrays,
                               arrays),
                   base);
   }
   case Value::Kind::List:
   case Value::Kind::Tuple: {
     const char *make = v.kind == Value::Kind::List ? "extern_list" : "extern_tuple";
-    if (v.items.empty())
+    if (v.items().empty())
       return fmt::format("wirc::rt::{}(nullptr, 0)", make);
     std::string items;
-    for (const Value &item : v.items)
+    for (const Value &item : v.items())
       items += (items.empty() ? "" : ", ") + externValue(item, decls, counter);
     std::string arrayName = fmt::format("wirc_{}", counter++);
     decls += fmt::format("    const wirc::rt::ExternValue {}[] = {{{}}};\n", arrayName, items);
-    return fmt::format("wirc::rt::{}({}, {})", make, arrayName, v.items.size());
+    return fmt::format("wirc::rt::{}({}, {})", make, arrayName, v.items().size());
   }
   }
   unsupported("an extern kernel argument of an unknown kind");
@@ -367,10 +367,10 @@ std::string CppEmitter::aotiHandleVar(const Value &v, std::string &decls, unsign
   if (v.kind == Value::Kind::View) {
     std::string var = fmt::format("wirc_{}", counter++);
     decls += fmt::format("    const int64_t {0}_size[] = {1}, {0}_stride[] = {2};\n", var,
-                         array(v.size), array(v.stride));
+                         array(v.size()), array(v.stride()));
     decls += fmt::format("    wirc::rt::aoti::Handle {0} = wirc::rt::aoti::view({1}, {2}, "
                          "{0}_size, {0}_stride, {3}, \"{4}\");\n",
-                         var, handle(v.buffer), v.size.size(), expr(v.expr), name(v.buffer));
+                         var, handle(v.buffer), v.size().size(), expr(v.expr), name(v.buffer));
     return var;
   }
   unsupported("a tensor argument that is neither a buffer nor a view");
@@ -400,12 +400,12 @@ Value defaultValue(const SchemaDefault &d) {
   case SchemaDefault::Kind::String:
   case SchemaDefault::Kind::Identifier:
     v.kind = Value::Kind::String;
-    v.text = d.text;
+    v.mutableParts().text = d.text;
     break;
   case SchemaDefault::Kind::List:
     v.kind = Value::Kind::List;
     for (const SchemaDefault &item : d.items)
-      v.items.push_back(defaultValue(item));
+      v.mutableParts().items.push_back(defaultValue(item));
     break;
   }
   return v;
@@ -486,7 +486,7 @@ std::vector<std::string> CppEmitter::aotiArgument(const SchemaType &type, const 
     const SchemaType &item = *type.elem;
     std::vector<Value> items;
     if (v.kind == Value::Kind::List || v.kind == Value::Kind::Tuple)
-      items = v.items;
+      items = v.items();
     else if (type.fixedSize && !item.isBase("Tensor")) // `int[2] stride=1` repeats
       items.assign(static_cast<size_t>(*type.fixedSize), v);
     else
@@ -565,13 +565,13 @@ std::vector<std::string> CppEmitter::aotiArgument(const SchemaType &type, const 
   if (base == "str") {
     if (v.kind != Value::Kind::String)
       mismatch();
-    return {cppStringLiteral(v.text)};
+    return {cppStringLiteral(v.text())};
   }
   if (base == "ScalarType") {
     if (v.kind == Value::Kind::DType)
       return {aotiDType(v.dtype)};
     if (v.kind == Value::Kind::String) // a default such as `ScalarType dtype=long`
-      if (auto dtype = graph::parseDType(v.text == "long" ? "int64" : v.text))
+      if (auto dtype = graph::parseDType(v.text() == "long" ? "int64" : v.text()))
         return {aotiDType(*dtype)};
     mismatch();
   }
@@ -582,9 +582,9 @@ std::vector<std::string> CppEmitter::aotiArgument(const SchemaType &type, const 
     static const std::set<std::string> formats{"contiguous_format", "channels_last",
                                                "channels_last_3d", "preserve_format"};
     const auto &known = base == "Layout" ? layouts : formats;
-    if (v.kind == Value::Kind::String && known.count(v.text))
+    if (v.kind == Value::Kind::String && known.count(v.text()))
       return {fmt::format("aoti_torch_{}_{}()", base == "Layout" ? "layout" : "memory_format",
-                          v.text)};
+                          v.text())};
     mismatch();
   }
   if (base == "Device") {
@@ -1105,15 +1105,15 @@ void CppEmitter::body(std::string &text, const Line &l) {
                   line(fmt::format("{{ const int64_t size[] = {}, stride[] = {}; outputs[{}] = "
                                    "wirc::rt::aoti::view({}, {}, size, stride, {}, \"output\")"
                                    ".release(); }}",
-                                   array(v.size), array(v.stride), i, handle(v.buffer),
-                                   v.size.size(), expr(v.expr)));
+                                   array(v.size()), array(v.stride()), i, handle(v.buffer),
+                                   v.size().size(), expr(v.expr)));
                   continue;
                 }
                 line(fmt::format("{{ const int64_t size[] = {}, stride[] = {}; outputs[{}] = "
                                  "wirc::rt::make_tensor({}.data, wirc::rt::mul({}, {}), {}, size, "
                                  "stride); }}",
-                                 array(v.size), array(v.stride), i, base.name, expr(v.expr),
-                                 itemsize(base), v.size.size()));
+                                 array(v.size()), array(v.stride()), i, base.name, expr(v.expr),
+                                 itemsize(base), v.size().size()));
                 if (owns(v.buffer))
                   line(fmt::format("output_storage[{}] = std::move({}_storage);", i, base.name));
               } else {
@@ -1219,11 +1219,11 @@ void CppEmitter::condCall(std::string &text, const CondLine &c) {
       const BufferInfo &base = module.buffer(v.buffer);
       std::string var = fmt::format("wirc_{}", counter++);
       decls += fmt::format("    const int64_t {0}_size[] = {1}, {0}_stride[] = {2};\n", var,
-                           array(v.size), array(v.stride));
+                           array(v.size()), array(v.stride()));
       tensors += fmt::format("{}wirc::rt::make_tensor({}.data, wirc::rt::mul({}, {}), {}, "
                              "{}_size, {}_stride)",
                              tensors.empty() ? "" : ", ", base.name, expr(v.expr), itemsize(base),
-                             v.size.size(), var, var);
+                             v.size().size(), var, var);
     } else {
       unsupported("a torch.cond operand that is not a tensor or a size");
     }

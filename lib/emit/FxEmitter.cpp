@@ -326,7 +326,7 @@ private:
       s += floatRepr(v.floatValue);
       return;
     case Value::Kind::String:
-      s += pythonStringLiteral(v.text);
+      s += pythonStringLiteral(v.text());
       return;
     case Value::Kind::Buffer:
       appendBuffer(s, v.buffer);
@@ -348,12 +348,12 @@ private:
     case Value::Kind::Tuple: {
       bool list = v.kind == Value::Kind::List;
       s += list ? '[' : '(';
-      for (size_t i = 0; i < v.items.size(); ++i) {
+      for (size_t i = 0; i < v.items().size(); ++i) {
         if (i)
           s += ", "sv;
-        appendValue(s, v.items[i]);
+        appendValue(s, v.items()[i]);
       }
-      s += list ? "]" : v.items.size() == 1 ? ",)" : ")";
+      s += list ? "]" : v.items().size() == 1 ? ",)" : ")";
       return;
     }
     }
@@ -380,7 +380,7 @@ private:
     viewText += "call_function[target=torch.as_strided](args = ("sv;
     appendBuffer(viewText, v.buffer);
     viewText += ", "sv;
-    appendSizeStride(viewText, v.size, v.stride);
+    appendSizeStride(viewText, v.size(), v.stride());
     viewText += ", "sv;
     appendExpr(viewText, pools.storageOffset(v.buffer, v.expr));
     viewText += "), kwargs = {})\n"sv;

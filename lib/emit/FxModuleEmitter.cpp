@@ -234,7 +234,7 @@ private:
       s += pythonFloat(v.floatValue);
       return;
     case Value::Kind::String:
-      s += pythonStringLiteral(v.text);
+      s += pythonStringLiteral(v.text());
       return;
     case Value::Kind::Buffer:
       s += var(v.buffer);
@@ -242,7 +242,7 @@ private:
     case Value::Kind::View: {
       std::string n = fresh("view");
       viewArgs.clear();
-      appendSizeStride(viewArgs, v.size, v.stride);
+      appendSizeStride(viewArgs, v.size(), v.stride());
       viewArgs += ", "sv;
       appendExpr(viewArgs, pools.storageOffset(v.buffer, v.expr));
       out += "    "sv;
@@ -267,15 +267,15 @@ private:
       return;
     case Value::Kind::List:
       s += '[';
-      for (size_t i = 0; i < v.items.size(); ++i) {
+      for (size_t i = 0; i < v.items().size(); ++i) {
         if (i)
           s += ", "sv;
-        appendValue(s, v.items[i]);
+        appendValue(s, v.items()[i]);
       }
       s += ']';
       return;
     case Value::Kind::Tuple:
-      appendValues(s, v.items);
+      appendValues(s, v.items());
       return;
     }
     s += "None"sv;

@@ -136,13 +136,13 @@ private:
       s += pythonFloat(v.floatValue);
       return;
     case Value::Kind::String:
-      s += pythonStringLiteral(v.text);
+      s += pythonStringLiteral(v.text());
       return;
     case Value::Kind::Buffer:
       s += name(v.buffer);
       return;
     case Value::Kind::View:
-      appendReinterpret(s, v.buffer, v.size, v.stride, v.expr);
+      appendReinterpret(s, v.buffer, v.size(), v.stride(), v.expr);
       return;
     case Value::Kind::Expr:
       sym::printPython(v.expr, s);
@@ -162,12 +162,12 @@ private:
       // pyTuple() for tuples, `[a, b]` for lists.
       bool tuple = v.kind == Value::Kind::Tuple;
       s += tuple ? '(' : '[';
-      for (size_t i = 0; i < v.items.size(); ++i) {
+      for (size_t i = 0; i < v.items().size(); ++i) {
         if (i)
           s += ", "sv;
-        appendValue(s, v.items[i]);
+        appendValue(s, v.items()[i]);
       }
-      s += !tuple ? "]" : v.items.size() == 1 ? ", )" : ")";
+      s += !tuple ? "]" : v.items().size() == 1 ? ", )" : ")";
       return;
     }
     }

@@ -52,11 +52,11 @@ private:
     case Value::Kind::Float:
       return fmt::format("{}", v.floatValue);
     case Value::Kind::String:
-      return pythonStringLiteral(v.text);
+      return pythonStringLiteral(v.text());
     case Value::Kind::Buffer:
       return name(v.buffer);
     case Value::Kind::View:
-      return fmt::format("view({}, {}, {}, {})", name(v.buffer), exprs(v.size), exprs(v.stride),
+      return fmt::format("view({}, {}, {}, {})", name(v.buffer), exprs(v.size()), exprs(v.stride()),
                          sym::toString(v.expr));
     case Value::Kind::Expr:
       return sym::toString(v.expr);
@@ -67,9 +67,9 @@ private:
     case Value::Kind::List:
     case Value::Kind::Tuple: {
       std::string s = v.kind == Value::Kind::List ? "[" : "(";
-      for (size_t i = 0; i < v.items.size(); ++i)
-        s += (i ? ", " : "") + value(v.items[i]);
-      if (v.kind == Value::Kind::Tuple && v.items.size() == 1)
+      for (size_t i = 0; i < v.items().size(); ++i)
+        s += (i ? ", " : "") + value(v.items()[i]);
+      if (v.kind == Value::Kind::Tuple && v.items().size() == 1)
         s += ",";
       return s + (v.kind == Value::Kind::List ? "]" : ")");
     }

@@ -187,7 +187,7 @@ private:
       break;
     case graph::Value::Kind::String:
       out.kind = Value::Kind::String;
-      out.text = std::move(v.text);
+      out.mutableParts().text = std::move(v.text);
       break;
     case graph::Value::Kind::Buffer:
       out.kind = Value::Kind::Buffer;
@@ -198,8 +198,8 @@ private:
       out.kind = Value::Kind::View;
       out.buffer = id(v.view->base, v.view->baseId);
       ensureDefined(out.buffer);
-      out.size = std::move(v.view->size);
-      out.stride = std::move(v.view->stride);
+      out.mutableParts().size = std::move(v.view->size);
+      out.parts->stride = std::move(v.view->stride);
       out.expr = std::move(v.view->offset);
       break;
     case graph::Value::Kind::Expr:
@@ -217,9 +217,12 @@ private:
     case graph::Value::Kind::List:
     case graph::Value::Kind::Tuple:
       out.kind = v.kind == graph::Value::Kind::List ? Value::Kind::List : Value::Kind::Tuple;
-      out.items.reserve(v.items.size());
-      for (graph::Value &item : v.items)
-        out.items.push_back(convert(item));
+      if (!v.items.empty()) {
+        std::vector<Value> &items = out.mutableParts().items;
+        items.reserve(v.items.size());
+        for (graph::Value &item : v.items)
+          items.push_back(convert(item));
+      }
       break;
     }
     return out;
@@ -448,8 +451,8 @@ void FunctionBuilder::buildKernelCall(graph::KernelCallNode &call, std::string &
       if (arg.view) {
         out.value.kind = Value::Kind::View;
         out.value.buffer = b;
-        out.value.size = std::move(arg.view->size);
-        out.value.stride = std::move(arg.view->stride);
+        out.value.mutableParts().size = std::move(arg.view->size);
+        out.value.parts->stride = std::move(arg.view->stride);
         out.value.expr = std::move(arg.view->offset);
       } else {
         out.value.kind = Value::Kind::Buffer;

@@ -435,3 +435,40 @@ TEST_CASE("the verifier rejects malformed IR", "[verifier]") {
     CHECK_FALSE(ir::verifyModule(module).empty());
   }
 }
+
+TEST_CASE("an IR value keeps its text, view and items out of line", "[ir]") {
+  using ir::Value;
+  // Call arguments are most of a large module: a bare buffer stays small.
+  if constexpr (sizeof(void *) == 8)
+    STATIC_REQUIRE(sizeof(Value) <= 64);
+
+  Value buffer = Value::ofBuffer(3);
+  CHECK_FALSE(buffer.parts.has_value());
+  CHECK(buffer.text().empty());
+  CHECK(buffer.size().empty());
+  CHECK(buffer.stride().empty());
+  CHECK(buffer.items().empty());
+
+  Value list;
+  list.kind = Value::Kind::List;
+  list.mutableParts().items = {Value::ofBuffer(1), Value::ofExpr(sym::Expr(7))};
+  Value view;
+  view.kind = Value::Kind::View;
+  view.buffer = 2;
+  view.mutableParts().size = {sym::Expr(4), sym::Expr::symbol("s0")};
+  view.mutableParts().stride = {sym::Expr(1), sym::Expr(4)};
+  list.mutableParts().items.push_back(view);
+
+  // Copies are deep: changing the copy leaves the original as it was.
+  Value copy = list;
+  copy.mutableParts().items[2].mutableParts().size[0] = sym::Expr(5);
+  copy.mutableParts().items.pop_back();
+  REQUIRE(list.items().size() == 3);
+  CHECK(list.items()[2].size()[0] == sym::Expr(4));
+  CHECK(list.items()[2].size()[1] == sym::Expr::symbol("s0"));
+  CHECK(copy.items().size() == 2);
+
+  std::vector<ir::BufferId> used;
+  ir::forEachBuffer(list, [&](ir::BufferId b) { used.push_back(b); });
+  CHECK(used == std::vector<ir::BufferId>{1, 2});
+}

@@ -19,6 +19,7 @@
 #define WIRC_IR_WRAPPERIR_H
 
 #include "wirc/graph/Graph.h"
+#include "wirc/support/OutOfLine.h"
 #include "wirc/sym/Expr.h"
 
 #include <array>
@@ -57,24 +58,33 @@ struct BufferInfo {
   bool isTuple = false;            ///< holds a multi-output op's results; no layout
 };
 
+struct ValueParts;
+
 /// An operand of a line: a constant, a tensor, a reinterpret view of a
-/// tensor, a symbolic integer, or a list/tuple of those.
+/// tensor, a symbolic integer, or a list/tuple of those. Call arguments are
+/// most of a large module's memory and nearly all of them are a bare buffer:
+/// a string's text, a view's size and stride and a list's items are held out
+/// of line (ValueParts), so that a value takes 64 bytes.
 struct Value {
   enum class Kind : uint8_t {
     None, Bool, Int, Float, String, Buffer, View, Expr, DType, Device, List, Tuple,
   };
   Kind kind = Kind::None;
   bool boolValue = false;
-  int64_t intValue = 0;
-  double floatValue = 0;
-  std::string text;               ///< String
-  BufferId buffer = kNoBuffer;    ///< Buffer; View: the base
-  sym::Expr expr;                 ///< Expr; View: the element offset
-  std::vector<sym::Expr> size;    ///< View
-  std::vector<sym::Expr> stride;  ///< View
   graph::DType dtype = graph::DType::Float32;
   graph::Device device;
-  std::vector<Value> items;       ///< List, Tuple
+  BufferId buffer = kNoBuffer;    ///< Buffer; View: the base
+  int64_t intValue = 0;
+  double floatValue = 0;
+  sym::Expr expr;                 ///< Expr; View: the element offset
+  OutOfLine<ValueParts> parts;    ///< String, View, List and Tuple only
+
+  const std::string &text() const;                ///< String
+  const std::vector<sym::Expr> &size() const;     ///< View
+  const std::vector<sym::Expr> &stride() const;   ///< View
+  const std::vector<Value> &items() const;        ///< List, Tuple
+  /// The out-of-line parts, made on first use.
+  ValueParts &mutableParts();
 
   static Value ofBuffer(BufferId id) {
     Value v;
@@ -90,6 +100,35 @@ struct Value {
   }
 };
 
+struct ValueParts {
+  std::string text;               ///< String
+  std::vector<sym::Expr> size;    ///< View
+  std::vector<sym::Expr> stride;  ///< View
+  std::vector<Value> items;       ///< List, Tuple
+};
+
+namespace detail {
+inline constinit const ValueParts kNoValueParts{};
+} // namespace detail
+
+inline const std::string &Value::text() const {
+  return parts ? parts->text : detail::kNoValueParts.text;
+}
+inline const std::vector<sym::Expr> &Value::size() const {
+  return parts ? parts->size : detail::kNoValueParts.size;
+}
+inline const std::vector<sym::Expr> &Value::stride() const {
+  return parts ? parts->stride : detail::kNoValueParts.stride;
+}
+inline const std::vector<Value> &Value::items() const {
+  return parts ? parts->items : detail::kNoValueParts.items;
+}
+inline ValueParts &Value::mutableParts() {
+  if (!parts)
+    parts = ValueParts{};
+  return *parts;
+}
+
 /// True when two layouts view storage identically (same size, stride and
 /// offset): a reuse between them needs no reinterpretation.
 inline bool sameView(const graph::Layout &a, const graph::Layout &b) {
@@ -104,8 +143,9 @@ std::optional<int64_t> staticStorageBytes(const graph::Layout &layout);
 template <typename Fn> void forEachBuffer(const Value &value, Fn &&fn) {
   if (value.kind == Value::Kind::Buffer || value.kind == Value::Kind::View)
     fn(value.buffer);
-  for (const Value &item : value.items)
-    forEachBuffer(item, fn);
+  if (value.parts)
+    for (const Value &item : value.parts->items)
+      forEachBuffer(item, fn);
 }
 
 //===----------------------------------------------------------------------===//
