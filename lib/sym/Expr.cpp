@@ -100,7 +100,7 @@ int compareInts(int64_t a, int64_t b) { return a < b ? -1 : (b < a ? 1 : 0); }
 //===----------------------------------------------------------------------===//
 
 Expr Access::make(ExprKind kind, std::vector<Expr> ops) {
-  auto n = std::make_shared<Node>();
+  auto *n = new Node;
   n->kind = kind;
   uint64_t h = mix64(static_cast<uint64_t>(kind) + 1);
   for (const Expr &op : ops)
@@ -108,18 +108,18 @@ Expr Access::make(ExprKind kind, std::vector<Expr> ops) {
   n->hash = static_cast<size_t>(mix64(h));
   n->ops = std::move(ops);
   Expr e;
-  e.node = std::move(n);
+  e.bits = reinterpret_cast<uintptr_t>(n);
   return e;
 }
 
 Expr Access::makeSymbol(std::string_view name) {
-  auto n = std::make_shared<Node>();
+  auto *n = new Node;
   n->kind = ExprKind::Symbol;
   n->name = std::string(name);
   n->hash = static_cast<size_t>(mix64(combine(
       mix64(static_cast<uint64_t>(ExprKind::Symbol) + 1), hashString(name))));
   Expr e;
-  e.node = std::move(n);
+  e.bits = reinterpret_cast<uintptr_t>(n);
   return e;
 }
 
@@ -128,18 +128,36 @@ Expr Expr::symbol(std::string_view name) {
   return Access::makeSymbol(name);
 }
 
-ExprKind Expr::kind() const { return node ? node->kind : ExprKind::Integer; }
+uintptr_t Expr::box(int64_t value) {
+  auto *boxed = new detail::BoxedInt;
+  boxed->value = value;
+  return reinterpret_cast<uintptr_t>(boxed) | kBoxedTag;
+}
+
+void detail::release(uintptr_t bits) noexcept {
+  if ((bits & 3) == 0)
+    delete reinterpret_cast<Node *>(bits);
+  else
+    delete reinterpret_cast<BoxedInt *>(bits & ~uintptr_t(3));
+}
+
+ExprKind Expr::kind() const {
+  const Node *n = node();
+  return n ? n->kind : ExprKind::Integer;
+}
 
 std::string_view Expr::symbolName() const {
-  if (node && node->kind == ExprKind::Symbol)
-    return node->name;
+  const Node *n = node();
+  if (n && n->kind == ExprKind::Symbol)
+    return n->name;
   return {};
 }
 
 std::span<const Expr> Expr::operands() const {
-  if (!node)
+  const Node *n = node();
+  if (!n)
     return {};
-  return node->ops;
+  return n->ops;
 }
 
 bool operator==(const Expr &lhs, const Expr &rhs) {
@@ -151,9 +169,9 @@ bool operator==(const Expr &lhs, const Expr &rhs) {
 }
 
 size_t Expr::hash() const {
-  if (node)
-    return node->hash;
-  return static_cast<size_t>(hashInteger(value));
+  if (const Node *n = node())
+    return n->hash;
+  return static_cast<size_t>(hashInteger(intValue()));
 }
 
 //===----------------------------------------------------------------------===//

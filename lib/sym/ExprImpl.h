@@ -19,7 +19,7 @@
 namespace wirc::sym::detail {
 
 /// A heap node; never mutated after construction.
-struct Node {
+struct Node : Counted {
   ExprKind kind = ExprKind::Symbol;
   /// Structural hash, computed once at construction.
   size_t hash = 0;
@@ -77,8 +77,8 @@ private:
 
 /// Friend of Expr: the only way to build nodes or look inside.
 struct Access {
-  static const Node *node(const Expr &e) { return e.node.get(); }
-  static int64_t value(const Expr &e) { return e.value; }
+  static const Node *node(const Expr &e) { return e.node(); }
+  static int64_t value(const Expr &e) { return e.intValue(); }
   /// Wraps already-canonical operands into a node without rewriting them.
   static Expr make(ExprKind kind, std::vector<Expr> ops);
   static Expr makeSymbol(std::string_view name);

@@ -155,8 +155,11 @@ private:
   std::string call(const std::string &name, const RNode &n) {
     std::string s = name + "(";
     for (size_t i = 0; i < n.kids.size(); ++i) {
-      if (i)
-        s += "," + space();
+      if (i) {
+        // Appended: GCC 12 warns falsely (-Wrestrict) about "," + std::string.
+        s += ',';
+        s += space();
+      }
       s += textAt(n.kids[i]).text;
     }
     return s + ")";
@@ -183,7 +186,10 @@ private:
       return binary(n, "*", 2);
     case RNode::Neg: {
       Text k = textAt(n.kids[0]);
-      return {"-" + space() + wrapIf(k, k.level < 3), 3};
+      std::string text = "-";
+      text += space();
+      text += wrapIf(k, k.level < 3);
+      return {text, 3};
     }
     case RNode::FloorDiv:
       if (pick(2))

@@ -45,8 +45,10 @@
 // Cost: operator+ and operator* on an n-term operand are O(n) (the result is
 // a new n-term node); use sum() / product() to build big sums in O(n log n);
 // operands that arrive already in canonical order are not sorted again (one
-// comparison per operand), which is what simplify() passes. Copies are one
-// shared_ptr copy (integers never allocate). Recursion depth of every
+// comparison per operand), which is what simplify() passes. An Expr is one
+// word: an integer within +-2**61 in place, or a reference-counted node
+// (integers beyond that range are boxed); copying a node is one atomic
+// increment, an integer a word copy. Recursion depth of every
 // algorithm is the nesting depth of the expression, never its operand count.
 //
 // Graph-format syntax (parseExpr)
@@ -80,6 +82,7 @@
 #ifndef WIRC_SYM_EXPR_H
 #define WIRC_SYM_EXPR_H
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -98,6 +101,16 @@ namespace wirc::sym {
 namespace detail {
 struct Node;
 struct Access;
+/// The reference count every heap object an Expr points to begins with.
+struct Counted {
+  mutable std::atomic<uint32_t> refs{1};
+};
+/// An integer outside the range an Expr holds in place.
+struct BoxedInt : Counted {
+  int64_t value = 0;
+};
+/// Frees a node or boxed integer whose last reference went away.
+void release(uintptr_t bits) noexcept;
 } // namespace detail
 
 /// The node kinds of a canonical expression.
@@ -122,7 +135,30 @@ public:
   /// The integer 0.
   Expr() = default;
   /// The integer \p value (implicit, so that `s0 + 1` works).
-  Expr(int64_t value) : value(value) {}
+  Expr(int64_t value) {
+    if (value >= kInlineMin && value <= kInlineMax)
+      bits = (static_cast<uintptr_t>(value) << kTagBits) | kInlineTag;
+    else
+      bits = box(value);
+  }
+  Expr(const Expr &other) noexcept : bits(other.bits) { retain(); }
+  Expr(Expr &&other) noexcept : bits(other.bits) { other.bits = kZero; }
+  Expr &operator=(const Expr &other) noexcept {
+    other.retain();
+    drop();
+    bits = other.bits;
+    return *this;
+  }
+  Expr &operator=(Expr &&other) noexcept {
+    if (this != &other) {
+      drop();
+      bits = other.bits;
+      other.bits = kZero;
+    }
+    return *this;
+  }
+  ~Expr() { drop(); }
+
   /// A bare symbol. \p name should be an identifier that is not one of the
   /// graph-format function names, or toString() will not parse back.
   static Expr symbol(std::string_view name);
@@ -130,12 +166,12 @@ public:
   /// The node kind.
   ExprKind kind() const;
   /// True for an integer literal.
-  bool isConstant() const { return !node; }
+  bool isConstant() const { return (bits & kTagMask) != kNodeTag; }
   /// The literal's value, or nullopt when this is not an integer literal.
   std::optional<int64_t> constant() const {
-    if (node)
+    if (!isConstant())
       return std::nullopt;
-    return value;
+    return intValue();
   }
   /// True for a bare symbol.
   bool isSymbol() const { return kind() == ExprKind::Symbol; }
@@ -156,9 +192,44 @@ public:
 
 private:
   friend struct detail::Access;
-  std::shared_ptr<const detail::Node> node;
-  int64_t value = 0;
+  // The low bits of the word: 00 a node, 01 an integer in place (the other
+  // bits), 10 a boxed integer. Heap objects are at least 8-byte aligned.
+  static constexpr unsigned kTagBits = 2;
+  static constexpr uintptr_t kTagMask = 3, kNodeTag = 0, kInlineTag = 1, kBoxedTag = 2;
+  static constexpr int64_t kInlineMax = INT64_MAX >> kTagBits;
+  static constexpr int64_t kInlineMin = INT64_MIN >> kTagBits;
+  static constexpr uintptr_t kZero = kInlineTag;
+  static_assert(sizeof(uintptr_t) == sizeof(int64_t), "Expr needs 64-bit words");
+
+  /// A boxed integer's word (out of line: such integers are rare).
+  static uintptr_t box(int64_t value);
+  bool counted() const { return (bits & 1) == 0; }
+  const detail::Counted *object() const {
+    return reinterpret_cast<const detail::Counted *>(bits & ~kTagMask);
+  }
+  void retain() const {
+    if (counted())
+      object()->refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  void drop() {
+    if (counted() && object()->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+      detail::release(bits);
+  }
+  /// The node; null for integers.
+  const detail::Node *node() const {
+    return (bits & kTagMask) == kNodeTag ? reinterpret_cast<const detail::Node *>(bits) : nullptr;
+  }
+  /// An integer's value.
+  int64_t intValue() const {
+    if ((bits & kTagMask) == kInlineTag)
+      return static_cast<int64_t>(bits) >> kTagBits;
+    return reinterpret_cast<const detail::BoxedInt *>(bits & ~kTagMask)->value;
+  }
+
+  uintptr_t bits = kZero;
 };
+
+static_assert(sizeof(Expr) == sizeof(uintptr_t));
 
 /// Sum; canonicalises eagerly. Throws std::overflow_error if a folded
 /// constant or coefficient leaves int64.
