@@ -2211,7 +2211,7 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
         required(fields[3], pointer, "stride", "an assert_size_stride node");
     if (!buffer || !size || !stride)
       return false;
-    AssertSizeStrideNode &as = node.body.emplace<AssertSizeStrideNode>();
+    AssertSizeStrideNode &as = *node.body.emplace<Boxed<AssertSizeStrideNode>>();
     auto b = getTensorName(*buffer, pointer + "/buffer", as.bufferId);
     bool sizes = getExprList(*size, pointer + "/size", "size", as.size);
     bool strides = getExprList(*stride, pointer + "/stride", "stride", as.stride);
@@ -3035,9 +3035,10 @@ void Reader::checkGraph(Graph &graph) {
                                               "(\"tuple\": true)",
                                               mo->source));
       define(mo->result, mo->resultId, p + "/result", false);
-    } else if (auto *as = std::get_if<AssertSizeStrideNode>(&node.body)) {
-      if (!rejectTuple(as->buffer, as->bufferId, p + "/buffer"))
-        use(as->buffer, as->bufferId, p + "/buffer");
+    } else if (auto *boxed = std::get_if<Boxed<AssertSizeStrideNode>>(&node.body)) {
+      const AssertSizeStrideNode &as = *boxed;
+      if (!rejectTuple(as.buffer, as.bufferId, p + "/buffer"))
+        use(as.buffer, as.bufferId, p + "/buffer");
     } else if (std::holds_alternative<DeviceGuardEnterNode>(node.body)) {
       ++guardDepth;
     } else if (std::holds_alternative<DeviceGuardExitNode>(node.body)) {

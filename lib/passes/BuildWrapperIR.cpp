@@ -513,7 +513,8 @@ void FunctionBuilder::buildNode(graph::Node &node) {
             markDefined(result);
             emit(MultiOutputLine{result, id(mo.source, mo.sourceId), std::move(mo.indices)});
           },
-          [&](graph::AssertSizeStrideNode &as) {
+          [&](Boxed<graph::AssertSizeStrideNode> &boxed) {
+            graph::AssertSizeStrideNode &as = *boxed;
             if (ctx.options.sizeAsserts) {
               BufferId b = id(as.buffer, as.bufferId);
               ensureDefined(b);

@@ -73,7 +73,7 @@ void DiagnosticEngine::report(Severity severity, std::string_view pointer,
     // The empty pointer is the whole document: print it as "/" so the
     // location is never ambiguous.
     if (diag.pointer.empty())
-      diag.pointer = "/";
+      diag.pointer.assign(1, '/'); // (not = "/": GCC 12 warns falsely, -Wrestrict)
   }
   if (sink)
     sink(diag);

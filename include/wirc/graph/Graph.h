@@ -255,7 +255,7 @@ struct KernelCallNode {
   std::vector<KernelArg> args;
   std::vector<std::pair<std::string, sym::Expr>> numels; ///< xnumel, r0_numel, ...
   unsigned config = 0;                      ///< index into the kernel's configs
-  std::optional<std::vector<sym::Expr>> grid; ///< FixedGrid only
+  OutOfLine<std::vector<sym::Expr>> grid; ///< FixedGrid only
 };
 
 /// An extern kernel (extern_kernels.mm, aten.topk.default, ...).
@@ -308,10 +308,10 @@ struct CondNode {
   std::string result;               ///< one tuple buffer holding all of them
 };
 
-// Extern and cond nodes are held out of line: a node is as large as its
-// largest kind, and kernel calls and comments are most of a graph.
+// Extern, assert and cond nodes are held out of line: a node is as large as
+// its largest kind, and kernel calls and comments are most of a graph.
 using NodeBody = std::variant<KernelCallNode, Boxed<ExternNode>, MultiOutputNode,
-                              AssertSizeStrideNode, DeviceGuardEnterNode,
+                              Boxed<AssertSizeStrideNode>, DeviceGuardEnterNode,
                               DeviceGuardExitNode, CommentNode, Boxed<CondNode>>;
 
 struct Node {
