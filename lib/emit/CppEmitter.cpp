@@ -971,14 +971,16 @@ void CppEmitter::body(std::string &text, const Line &l) {
           },
           [&](const ExternKernelOutLine &e) {
             if (aoti())
-              return aotiExternCall(text, e.op, e.schema, e.args, e.kwargs, &*e.out, kNoBuffer);
+              return aotiExternCall(text, e.op, e.schema ? *e.schema : std::string(), e.args,
+                                    e.kwargs, &*e.out, kNoBuffer);
             if (!hooks())
               rejectExtern(e.op);
             externCall(text, e.op, e.args, e.kwargs, &*e.out, "", "call_out", "");
           },
           [&](const ExternKernelAllocLine &e) {
             if (aoti())
-              return aotiExternCall(text, e.op, e.schema, e.args, e.kwargs, nullptr, e.result);
+              return aotiExternCall(text, e.op, e.schema ? *e.schema : std::string(), e.args,
+                                    e.kwargs, nullptr, e.result);
             if (!hooks())
               rejectExtern(e.op);
             if (e.result == kNoBuffer) {

@@ -155,9 +155,9 @@ std::string Printer::line(const Line &l) const {
                                                   : fmt::format("{} = extern.alloc ",
                                                                 name(e.result));
             s += fmt::format("{}({}{})", e.op, values(e.args), kwargs(e.kwargs));
-            if (!e.mutated.empty()) {
+            if (e.mutated && !e.mutated->empty()) {
               s += " mutates";
-              for (BufferId id : e.mutated)
+              for (BufferId id : *e.mutated)
                 s += " " + name(id);
             }
             return s;

@@ -395,7 +395,8 @@ void FunctionBuilder::buildKernelCall(graph::KernelCallNode &call, std::string &
   line.kernel = kernel;
   line.config = call.config;
   line.numels = std::move(call.numels);
-  line.origin = std::move(pointer);
+  line.origin = static_cast<uint32_t>(function.origins.size());
+  function.origins.push_back(std::move(pointer));
   if (call.grid)
     line.fixedGrid = Grid{(*call.grid)[0], (*call.grid)[1], (*call.grid)[2]};
   bool anyRemoved = std::any_of(call.args.begin(), call.args.end(), [](const auto &arg) {
@@ -484,7 +485,8 @@ void FunctionBuilder::buildNode(graph::Node &node) {
               ExternKernelOutLine line;
               line.op = std::move(ext.op);
               line.fallback = ext.fallback;
-              line.schema = std::move(ext.schema);
+              if (!ext.schema.empty())
+                line.schema = std::move(ext.schema);
               line.args = convertAll(ext.args);
               line.kwargs = convertKwargs(ext.kwargs);
               line.out = convert(*ext.out);
@@ -494,12 +496,14 @@ void FunctionBuilder::buildNode(graph::Node &node) {
             ExternKernelAllocLine line;
             line.op = std::move(ext.op);
             line.fallback = ext.fallback;
-            line.schema = std::move(ext.schema);
+            if (!ext.schema.empty())
+              line.schema = std::move(ext.schema);
             line.args = convertAll(ext.args);
             line.kwargs = convertKwargs(ext.kwargs);
-            line.mutated.reserve(ext.mutated.size());
+            if (!ext.mutated.empty())
+              line.mutated = std::vector<BufferId>();
             for (size_t i = 0; i < ext.mutated.size(); ++i)
-              line.mutated.push_back(
+              line.mutated->push_back(
                   id(ext.mutated[i],
                      i < ext.mutatedIds.size() ? ext.mutatedIds[i] : graph::kNoTensor));
             if (ext.result) {

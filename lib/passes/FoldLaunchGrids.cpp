@@ -27,13 +27,16 @@ constexpr int64_t kMaxGridYZ = 65535;
 
 class GridFolder {
 public:
-  GridFolder(const KernelCallLine &call, const graph::Kernel &kernel, PassContext &ctx)
-      : call(call), kernel(kernel), ctx(ctx), configsPointer(fmt::format("/kernels/{}/configs", call.kernel)) {}
+  GridFolder(const KernelCallLine &call, std::string_view origin, const graph::Kernel &kernel,
+             PassContext &ctx)
+      : call(call), origin(origin), kernel(kernel), ctx(ctx),
+        configsPointer(fmt::format("/kernels/{}/configs", call.kernel)) {}
 
   std::optional<Grid> fold(const graph::KernelConfig &config, size_t configIndex);
 
 private:
   const KernelCallLine &call;
+  std::string_view origin; ///< the call's graph node
   const graph::Kernel &kernel;
   PassContext &ctx;
   std::string configsPointer; ///< kernels keep their document order in the module
@@ -49,7 +52,7 @@ private:
   sym::Expr requireNumel(std::string_view name) {
     if (auto n = numel(name))
       return *n;
-    ctx.diag.error(call.origin + "/numels",
+    ctx.diag.error(fmt::format("{}/numels", origin),
                    fmt::format("a launch of '{}' (grid type {}) needs numel '{}'", kernel.name,
                                graph::gridTypeName(kernel.gridType), name));
     ok = false;
@@ -212,7 +215,7 @@ bool foldLaunchGrids(Module &module, PassContext &ctx) {
       if (const std::vector<Grid> *grids = cache.find(*call)) {
         call->grids = *grids;
       } else {
-        GridFolder folder(*call, kernel, ctx);
+        GridFolder folder(*call, function.originOf(*call), kernel, ctx);
         bool folded = true;
         for (size_t c = 0; c < kernel.configs.size(); ++c) {
           auto grid = folder.fold(kernel.configs[c], c);

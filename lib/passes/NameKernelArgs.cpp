@@ -111,23 +111,23 @@ public:
   PlaceholderFiller(Module &module, PassContext &ctx) : module(module), ctx(ctx) {}
 
   /// Handles one named call of a kernel with placeholders.
-  bool visit(const KernelCallLine &call) {
+  bool visit(const KernelCallLine &call, std::string_view origin) {
     std::vector<std::string> names;
     for (const CallArg &arg : call.args)
       if (arg.role != graph::ArgRole::Removed)
         names.push_back(arg.param);
-    auto [it, first] = filled.try_emplace(call.kernel, Filled{names, call.origin});
+    auto [it, first] = filled.try_emplace(call.kernel, Filled{names, std::string(origin)});
     if (!first) {
       if (it->second.names == names)
         return true;
-      ctx.diag.error(call.origin,
+      ctx.diag.error(origin,
                      fmt::format("kernel '{}' uses placeholders and is called here with ({}) but "
                                  "at {} with ({}); all its calls must name their parameters alike",
                                  module.kernel(call.kernel).name, join(names), it->second.origin,
                                  join(it->second.names)));
       return false;
     }
-    return fill(module.kernels.at(call.kernel), call, names);
+    return fill(module.kernels.at(call.kernel), call, names, origin);
   }
 
 private:
@@ -150,7 +150,7 @@ private:
   /// token: only whole words are placeholders, so PARAM_1 never matches
   /// inside PARAM_10 or MY_PARAM_1.
   bool fill(graph::Kernel &kernel, const KernelCallLine &call,
-            const std::vector<std::string> &names) {
+            const std::vector<std::string> &names, std::string_view origin) {
     std::string pointer = fmt::format("/kernels/{}", call.kernel);
     const std::string &source = kernel.source;
     std::string out;
@@ -182,7 +182,7 @@ private:
           ctx.diag.error(pointer + "/source",
                          fmt::format("unknown placeholder '{}' at line {}, column {} of the source "
                                      "of kernel '{}'; its call at {} passes {} parameters{}",
-                                     token, line, i - lineStart + 1, kernel.name, call.origin,
+                                     token, line, i - lineStart + 1, kernel.name, origin,
                                      names.size(),
                                      names.empty() ? std::string()
                                                    : fmt::format(" (PARAM_0 to PARAM_{})",
@@ -200,7 +200,7 @@ private:
       ctx.diag.error(pointer + "/source",
                      fmt::format("the source of kernel '{}' has no placeholder PARAM_{} for its "
                                  "parameter '{}' (argument {} of the call at {})",
-                                 kernel.name, k, names[k], k, call.origin));
+                                 kernel.name, k, names[k], k, origin));
       ok = false;
     }
     if (!ok)
@@ -246,12 +246,12 @@ bool nameKernelArgs(Module &module, PassContext &ctx) {
         if (arg.param.empty() && !(arg.role == graph::ArgRole::Removed && arg.removalEvent))
           arg.param = inductorName;
         if (arg.param.empty() && arg.role == graph::ArgRole::Scalar) {
-          ctx.diag.error(fmt::format("{}/args/{}", call->origin, i),
+          ctx.diag.error(fmt::format("{}/args/{}", function.originOf(*call), i),
                          "a scalar argument needs a \"name\": its parameter name in the kernel");
           ok = false;
         }
       }
-      if (kernel.placeholders && !placeholders.visit(*call)) {
+      if (kernel.placeholders && !placeholders.visit(*call, function.originOf(*call))) {
         ok = false;
         continue;
       }
@@ -287,7 +287,7 @@ bool nameKernelArgs(Module &module, PassContext &ctx) {
         return s.empty() ? std::string("nothing") : s;
       };
       if (passed != expected.names) {
-        ctx.diag.error(call->origin,
+        ctx.diag.error(function.originOf(*call),
                        fmt::format("call of kernel '{}' passes ({}) but its signature takes ({})",
                                    kernel.name, list(passed), list(expected.names)));
         ok = false;

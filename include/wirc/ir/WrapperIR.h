@@ -217,6 +217,8 @@ struct CallArg {
   Value value;     ///< Buffer or View for tensor roles (Removed: the buffer), else a scalar
 };
 
+inline constexpr uint32_t kNoOrigin = UINT32_MAX;
+
 /// A launch grid: three dimensions, each an integer or symbolic expression.
 using Grid = std::array<sym::Expr, 3>;
 
@@ -230,7 +232,9 @@ struct KernelCallLine {
   OutOfLine<Grid> fixedGrid; ///< FixedGrid kernels only
   std::vector<Grid> grids;
   int device = 0;
-  std::string origin; ///< JSON Pointer of the graph node, for diagnostics
+  /// The graph node's JSON Pointer, for diagnostics: an index into its
+  /// function's \c origins (kNoOrigin: none).
+  uint32_t origin = kNoOrigin;
 };
 
 /// An extern kernel writing into a preallocated output (`out=`).
@@ -240,7 +244,7 @@ struct ExternKernelOutLine {
   std::vector<std::pair<std::string, Value>> kwargs;
   Boxed<Value> out; ///< Buffer or View
   bool fallback = false;
-  std::string schema; ///< aten schema for --cpp-abi=aoti, or ""
+  OutOfLine<std::string> schema; ///< aten schema for --cpp-abi=aoti, if the graph gives one
 };
 
 /// An extern kernel or fallback returning a new buffer (or nothing).
@@ -248,8 +252,8 @@ struct ExternKernelAllocLine {
   std::string op;
   std::vector<Value> args;
   std::vector<std::pair<std::string, Value>> kwargs;
-  std::vector<BufferId> mutated;
-  std::string schema; ///< aten schema for --cpp-abi=aoti, or ""
+  OutOfLine<std::vector<BufferId>> mutated; ///< inputs the op writes in place, if any
+  OutOfLine<std::string> schema; ///< aten schema for --cpp-abi=aoti, if the graph gives one
   BufferId result = kNoBuffer; ///< kNoBuffer: the op returns nothing
   bool fallback = false;
 };
@@ -355,8 +359,9 @@ template <typename Fn> void forEachUse(const Line &line, Fn &&fn) {
                    values(l.args);
                    for (const auto &kv : l.kwargs)
                      forEachBuffer(kv.second, fn);
-                   for (BufferId id : l.mutated)
-                     fn(id);
+                   if (l.mutated)
+                     for (BufferId id : *l.mutated)
+                       fn(id);
                  },
                  [&](const MultiOutputLine &l) { fn(l.source); },
                  [&](const ReinterpretViewLine &l) { fn(l.base); },
@@ -404,6 +409,15 @@ struct Function {
   bool isSubgraph = false;
   std::vector<BufferId> inputs;
   std::vector<Line> lines;
+  /// JSON Pointers of the graph nodes its kernel calls came from
+  /// (KernelCallLine::origin): kept beside the lines, which stay small.
+  std::vector<std::string> origins;
+
+  /// Where \p call came from, or "" when unknown.
+  std::string_view originOf(const KernelCallLine &call) const {
+    return call.origin < origins.size() ? std::string_view(origins[call.origin])
+                                        : std::string_view();
+  }
 };
 
 /// Figures of one memory plan (one device of one function), filled by
