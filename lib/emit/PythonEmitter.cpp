@@ -388,8 +388,11 @@ void PythonEmitter::body(const Line &l) {
           },
           [&](const MultiOutputLine &m) {
             std::string access = name(m.source);
-            for (const auto &[container, key] : m.indices)
-              access += container == "dict" ? "[" + pythonStringLiteral(key) + "]" : "[" + key + "]";
+            for (const auto &[container, key] : m.indices) {
+              access += '[';
+              access += container == "dict" ? pythonStringLiteral(key) : key;
+              access += ']';
+            }
             linef("{} = {}", name(m.result), access);
           },
           [&](const ReinterpretViewLine &r) {

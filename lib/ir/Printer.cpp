@@ -157,8 +157,10 @@ std::string Printer::line(const Line &l) const {
             s += fmt::format("{}({}{})", e.op, values(e.args), kwargs(e.kwargs));
             if (e.mutated && !e.mutated->empty()) {
               s += " mutates";
-              for (BufferId id : *e.mutated)
-                s += " " + name(id);
+              for (BufferId id : *e.mutated) {
+                s += ' ';
+                s += name(id);
+              }
             }
             return s;
           },

@@ -50,8 +50,10 @@ std::string writeFileAtomically(const std::string &path, std::string_view conten
   }
   std::filesystem::path target(path);
   std::filesystem::path dir = target.parent_path();
-  std::string tmpl =
-      (dir.empty() ? std::filesystem::path(".") : dir) / ("." + target.filename().string() + ".tmp-XXXXXX");
+  std::string hidden = ".";
+  hidden += target.filename().string();
+  hidden += ".tmp-XXXXXX";
+  std::string tmpl = (dir.empty() ? std::filesystem::path(".") : dir) / hidden;
   int fd = ::mkstemp(tmpl.data());
   if (fd < 0)
     return fmt::format("cannot create a temporary file next to '{}': {}", path,

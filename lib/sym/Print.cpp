@@ -131,9 +131,11 @@ private:
     bool first = true;
     auto emitTerm = [&](const Expr &t) {
       std::string s;
-      if (precedence(t) < kPrecAdd)
-        s = "(" + print(t) + ")";
-      else
+      if (precedence(t) < kPrecAdd) {
+        s = '(';
+        s += print(t);
+        s += ')';
+      } else
         s = print(t);
       // Subtracting INT64_MIN's magnitude would not parse back; add it.
       bool keepSign = (t.isConstant() && intValue(t) == INT64_MIN) ||

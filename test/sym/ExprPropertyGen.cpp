@@ -137,8 +137,11 @@ int main(int argc, char **argv) {
 
     std::string args, cppArgs;
     for (size_t k = 0; k < names.size(); ++k) {
-      args += (k ? ", " : "") + std::to_string(values[names[k]]);
-      cppArgs += (k ? ", " : "") + cppLiteral(values[names[k]]);
+      // Appended piece by piece: GCC 12 warns falsely about "..." + string.
+      args += k ? ", " : "";
+      args += std::to_string(values[names[k]]);
+      cppArgs += k ? ", " : "";
+      cppArgs += cppLiteral(values[names[k]]);
     }
     if (names.size() == 1)
       args += ",";

@@ -40,8 +40,11 @@ double ms(Clock::time_point start) {
 std::vector<Expr> randomTerms(size_t terms, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<Expr> symbols;
-  for (int i = 0; i < 64; ++i)
-    symbols.push_back(Expr::symbol("s" + std::to_string(i)));
+  for (int i = 0; i < 64; ++i) {
+    std::string name = "s"; // (appended: GCC 12 warns falsely about "s" + string)
+    name += std::to_string(i);
+    symbols.push_back(Expr::symbol(name));
+  }
   std::vector<Expr> out;
   out.reserve(terms);
   for (size_t i = 0; i < terms; ++i) {
