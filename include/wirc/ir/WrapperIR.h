@@ -108,20 +108,25 @@ struct ValueParts {
 };
 
 namespace detail {
-inline constinit const ValueParts kNoValueParts{};
+/// What a value without parts reads as (a function's static: a std::string
+/// is not constant-initialized under every compiler wirc builds with).
+inline const ValueParts &noValueParts() {
+  static const ValueParts none;
+  return none;
+}
 } // namespace detail
 
 inline const std::string &Value::text() const {
-  return parts ? parts->text : detail::kNoValueParts.text;
+  return parts ? parts->text : detail::noValueParts().text;
 }
 inline const std::vector<sym::Expr> &Value::size() const {
-  return parts ? parts->size : detail::kNoValueParts.size;
+  return parts ? parts->size : detail::noValueParts().size;
 }
 inline const std::vector<sym::Expr> &Value::stride() const {
-  return parts ? parts->stride : detail::kNoValueParts.stride;
+  return parts ? parts->stride : detail::noValueParts().stride;
 }
 inline const std::vector<Value> &Value::items() const {
-  return parts ? parts->items : detail::kNoValueParts.items;
+  return parts ? parts->items : detail::noValueParts().items;
 }
 inline ValueParts &Value::mutableParts() {
   if (!parts)
