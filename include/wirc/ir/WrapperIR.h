@@ -64,7 +64,7 @@ struct ValueParts;
 /// tensor, a symbolic integer, or a list/tuple of those. Call arguments are
 /// most of a large module's memory and nearly all of them are a bare buffer:
 /// a string's text, a view's size and stride and a list's items are held out
-/// of line (ValueParts), so that a value takes 64 bytes.
+/// of line (ValueParts), so that a value takes 48 bytes.
 struct Value {
   enum class Kind : uint8_t {
     None, Bool, Int, Float, String, Buffer, View, Expr, DType, Device, List, Tuple,
