@@ -27,6 +27,7 @@
 
 #include <fmt/format.h>
 
+#include <span>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -39,6 +40,11 @@ namespace wirc::emit {
 namespace {
 
 using namespace wirc::ir;
+
+/// An extern line's aten schema, empty where the graph gives none.
+template <typename Line> std::string_view schemaOf(const Line &line) {
+  return line.schema ? std::string_view(*line.schema) : std::string_view();
+}
 
 /// How each byte appears inside a C++ string literal. Embedded cubins make
 /// this the emitter's hottest loop, so it is a table lookup per byte.
@@ -163,7 +169,7 @@ private:
   const std::string &name(BufferId b) const { return module.buffer(b).name; }
   static std::string expr(const sym::Expr &e) { return sym::printCpp(e); }
 
-  std::string array(const std::vector<sym::Expr> &list) const {
+  std::string array(std::span<const sym::Expr> list) const {
     std::string s = "{";
     for (size_t i = 0; i < list.size(); ++i)
       s += (i ? ", " : "") + expr(list[i]);
@@ -232,7 +238,7 @@ private:
   std::vector<std::string> aotiArgument(const SchemaType &type, const Value *value,
                                         const SchemaDefault *fallback, const std::string &what,
                                         std::string &decls, unsigned &counter) const;
-  void aotiExternCall(std::string &text, const std::string &op, const std::string &schemaText,
+  void aotiExternCall(std::string &text, const std::string &op, std::string_view schemaText,
                       const std::vector<Value> &args,
                       const std::vector<std::pair<std::string, Value>> &kwargs,
                       const Value *outValue, BufferId result);
@@ -604,7 +610,7 @@ std::vector<std::string> CppEmitter::aotiArgument(const SchemaType &type, const 
 /// arguments first, every argument in schema order (defaults filled in),
 /// then one pointer per return unless the op works in place.
 void CppEmitter::aotiExternCall(std::string &text, const std::string &op,
-                                const std::string &schemaText, const std::vector<Value> &args,
+                                std::string_view schemaText, const std::vector<Value> &args,
                                 const std::vector<std::pair<std::string, Value>> &kwargs,
                                 const Value *outValue, BufferId result) {
   if (schemaText.empty())
@@ -971,7 +977,7 @@ void CppEmitter::body(std::string &text, const Line &l) {
           },
           [&](const ExternKernelOutLine &e) {
             if (aoti())
-              return aotiExternCall(text, e.op, e.schema ? *e.schema : std::string(), e.args,
+              return aotiExternCall(text, e.op, schemaOf(e), e.args,
                                     e.kwargs, &*e.out, kNoBuffer);
             if (!hooks())
               rejectExtern(e.op);
@@ -979,7 +985,7 @@ void CppEmitter::body(std::string &text, const Line &l) {
           },
           [&](const ExternKernelAllocLine &e) {
             if (aoti())
-              return aotiExternCall(text, e.op, e.schema ? *e.schema : std::string(), e.args,
+              return aotiExternCall(text, e.op, schemaOf(e), e.args,
                                     e.kwargs, nullptr, e.result);
             if (!hooks())
               rejectExtern(e.op);

@@ -27,6 +27,7 @@
 
 #include <fmt/format.h>
 
+#include <span>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -279,7 +280,7 @@ private:
   }
 
   /// The tuple `(a, b)` / `(a,)` or the list `[a, b]` of \p list.
-  void appendExprs(TextBuffer &s, const std::vector<sym::Expr> &list, bool asList) {
+  void appendExprs(TextBuffer &s, std::span<const sym::Expr> list, bool asList) {
     s += asList ? '[' : '(';
     for (size_t i = 0; i < list.size(); ++i) {
       if (i)
@@ -291,8 +292,8 @@ private:
 
   /// `size, stride` as FX prints them for Inductor: tuples, or lists when a
   /// stride is symbolic.
-  void appendSizeStride(TextBuffer &s, const std::vector<sym::Expr> &size,
-                        const std::vector<sym::Expr> &stride) {
+  void appendSizeStride(TextBuffer &s, std::span<const sym::Expr> size,
+                        std::span<const sym::Expr> stride) {
     bool symbolicStride = std::any_of(stride.begin(), stride.end(),
                                       [](const sym::Expr &e) { return !e.isConstant(); });
     appendExprs(s, size, symbolicStride);

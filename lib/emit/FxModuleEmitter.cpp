@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include <span>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -180,7 +181,7 @@ private:
   }
 
   /// `[a, b]` of the expressions.
-  void appendList(TextBuffer &s, const std::vector<sym::Expr> &list) {
+  void appendList(TextBuffer &s, std::span<const sym::Expr> list) {
     s += '[';
     for (size_t i = 0; i < list.size(); ++i) {
       if (i)
@@ -191,8 +192,8 @@ private:
   }
 
   /// `[size...], [stride...]`: how every call here passes a layout.
-  void appendSizeStride(TextBuffer &s, const std::vector<sym::Expr> &size,
-                        const std::vector<sym::Expr> &stride) {
+  void appendSizeStride(TextBuffer &s, std::span<const sym::Expr> size,
+                        std::span<const sym::Expr> stride) {
     appendList(s, size);
     s += ", "sv;
     appendList(s, stride);

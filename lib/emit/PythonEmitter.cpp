@@ -22,6 +22,7 @@
 
 #include <fmt/format.h>
 
+#include <span>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -81,7 +82,7 @@ private:
 
   static std::string expr(const sym::Expr &e) { return sym::printPython(e); }
 
-  static std::vector<std::string> exprs(const std::vector<sym::Expr> &list) {
+  static std::vector<std::string> exprs(std::span<const sym::Expr> list) {
     std::vector<std::string> items;
     for (const sym::Expr &e : list)
       items.push_back(expr(e));
@@ -97,7 +98,7 @@ private:
   }
 
   /// pyTuple() of the expressions, appended.
-  static void appendTuple(std::string &s, const std::vector<sym::Expr> &list) {
+  static void appendTuple(std::string &s, std::span<const sym::Expr> list) {
     s += '(';
     for (size_t i = 0; i < list.size(); ++i) {
       if (i)
@@ -108,8 +109,8 @@ private:
   }
 
   /// `reinterpret_tensor(base, size, stride, offset)`.
-  void appendReinterpret(std::string &s, BufferId base, const std::vector<sym::Expr> &size,
-                         const std::vector<sym::Expr> &stride, const sym::Expr &offset) const {
+  void appendReinterpret(std::string &s, BufferId base, std::span<const sym::Expr> size,
+                         std::span<const sym::Expr> stride, const sym::Expr &offset) const {
     s += "reinterpret_tensor("sv;
     s += name(base);
     s += ", "sv;
@@ -565,7 +566,7 @@ void PythonEmitter::harness() {
   const sym::SymbolValues hints = module.hints();
   // Appended in place: graphs with hundreds of parameters spend most of the
   // harness on these lines.
-  auto appendAtHints = [&](std::string &text, const std::vector<sym::Expr> &list) {
+  auto appendAtHints = [&](std::string &text, std::span<const sym::Expr> list) {
     text += '(';
     for (size_t i = 0; i < list.size(); ++i) {
       std::string error;

@@ -866,8 +866,8 @@ private:
 
   /// Reads a list of non-negative expressions into \p out (cleared first);
   /// false if there was a problem.
-  bool getExprList(const Json &value, const Ptr &pointer, std::string_view what,
-                   std::vector<sym::Expr> &out) {
+  template <typename List>
+  bool getExprList(const Json &value, const Ptr &pointer, std::string_view what, List &out) {
     out.clear();
     if (!expectType(value, pointer, Json::value_t::array, "an array"))
       return false;
@@ -1526,11 +1526,11 @@ std::optional<Layout> Reader::readLayoutChecked(const Json &object, const Ptr &p
   } else {
     ok = false;
   }
-  auto sizes = getExprList(*size, pointer + "/size", "size");
-  auto strides = getExprList(*stride, pointer + "/stride", "stride");
-  if (sizes && strides && sizes->size() != strides->size()) {
+  bool sizes = getExprList(*size, pointer + "/size", "size", layout.size);
+  bool strides = getExprList(*stride, pointer + "/stride", "stride", layout.stride);
+  if (sizes && strides && layout.size.size() != layout.stride.size()) {
     error(pointer + "/stride", fmt::format("stride has {} entries but size has {}",
-                                                strides->size(), sizes->size()));
+                                                layout.stride.size(), layout.size.size()));
     ok = false;
   }
   if (!sizes || !strides)
@@ -1544,8 +1544,6 @@ std::optional<Layout> Reader::readLayoutChecked(const Json &object, const Ptr &p
   }
   if (!ok)
     return std::nullopt;
-  layout.size = std::move(*sizes);
-  layout.stride = std::move(*strides);
   checkLayoutBytes(layout, pointer);
   return layout;
 }

@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <span>
+
 namespace wirc::ir {
 
 namespace {
@@ -26,7 +28,7 @@ private:
 
   std::string name(BufferId id) const { return "%" + module.buffer(id).name; }
 
-  static std::string exprs(const std::vector<sym::Expr> &list) {
+  static std::string exprs(std::span<const sym::Expr> list) {
     std::string s = "[";
     for (size_t i = 0; i < list.size(); ++i)
       s += (i ? ", " : "") + sym::toString(list[i]);

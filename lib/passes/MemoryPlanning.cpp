@@ -74,7 +74,7 @@ size_t hashOf(const sym::Expr &e) {
 }
 
 /// Structural equality of expression lists; constants compare in line.
-bool sameExprs(const std::vector<sym::Expr> &a, const std::vector<sym::Expr> &b) {
+bool sameExprs(std::span<const sym::Expr> a, std::span<const sym::Expr> b) {
   if (a.size() != b.size())
     return false;
   for (size_t i = 0; i < a.size(); ++i) {

@@ -64,7 +64,7 @@ private:
   /// the extent and the padded bytes is the costly part.
   std::vector<std::unique_ptr<StorageSize>> distinct;
   struct Layout {
-    std::vector<sym::Expr> size, stride;
+    sym::ExprList size, stride;
     int64_t itemsize;
     uint32_t index; ///< in \c distinct
   };

@@ -2,6 +2,7 @@
 #include "TestUtil.h"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -170,7 +171,7 @@ TEST_CASE("tensor names resolve by their whole spelling", "[reader][names]") {
                                     "b0",     "buf999999999",   "buf4294967295", "x",
                                     "buf_1",  "buf10",          "arg3_1",     "arg3_10"};
   for (int i = 0; i < 5000; ++i)
-    names.push_back("p" + std::to_string(i) + "_" + std::to_string(i % 7));
+    names.push_back(fmt::format("p{}_{}", i, i % 7));
   auto document = [&](const std::vector<std::string> &inputs,
                       const std::vector<std::string> &outputs) {
     std::string text = R"({"format": "wirc.graph", "version": 1, "name": "names", "inputs": [)";

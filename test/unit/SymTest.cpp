@@ -1,16 +1,21 @@
 //===- test/unit/SymTest.cpp - wirc::sym parser, printers, evaluation -----===//
 
 #include "wirc/sym/Expr.h"
+#include "wirc/sym/ExprList.h"
 
 #include "wirc/runtime/Arith.h"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <random>
+#include <span>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 using namespace wirc::sym;
 
@@ -70,6 +75,71 @@ TEST_CASE("sym: basic values", "[sym]") {
   CHECK(Expr(3).hash() == Expr(3).hash());
   CHECK((s0 + 1).kind() == ExprKind::Add);
   CHECK((s0 + 1).operands().size() == 2);
+}
+
+TEST_CASE("sym: a list of expressions in place and on the heap", "[sym]") {
+  // ExprList keeps three expressions in place and moves to the heap beyond
+  // that; every copy, move and assignment across the two must keep the
+  // items (ASan's leak check in CI covers the references they hold).
+  STATIC_REQUIRE(sizeof(ExprList) == 32);
+  auto model = [](size_t n) {
+    std::vector<Expr> v;
+    for (size_t i = 0; i < n; ++i)
+      v.push_back(i % 2 ? Expr(int64_t(i)) : sym(fmt::format("s{}", i)) * int64_t(i + 2));
+    return v;
+  };
+  auto same = [](const ExprList &list, const std::vector<Expr> &v) {
+    REQUIRE(list.size() == v.size());
+    CHECK(list.empty() == v.empty());
+    for (size_t i = 0; i < v.size(); ++i)
+      CHECK(list[i] == v[i]);
+    std::span<const Expr> span = list;
+    CHECK(span.size() == v.size());
+    CHECK(std::equal(span.begin(), span.end(), v.begin(), v.end()));
+  };
+  for (size_t n = 0; n <= 8; ++n) {
+    INFO("length " << n);
+    std::vector<Expr> v = model(n);
+    ExprList built;
+    for (const Expr &e : v)
+      built.push_back(e);
+    same(built, v);
+    CHECK(ExprList(v) == built);
+    ExprList copy = built;
+    same(copy, v);
+    ExprList moved = std::move(copy);
+    same(moved, v);
+    CHECK(copy.empty());
+    copy.push_back(Expr(7)); // a moved-from list is usable
+    same(copy, {Expr(7)});
+    for (size_t m = 0; m <= 8; ++m) {
+      INFO("assigned over a list of length " << m);
+      std::vector<Expr> w = model(m);
+      ExprList target(w);
+      target = built;
+      same(target, v);
+      ExprList other(w);
+      other = std::move(moved);
+      same(other, v);
+      moved = other; // restore for the next round
+      same(moved, v);
+    }
+    ExprList &self = built;
+    built = self;
+    same(built, v);
+    built.clear();
+    same(built, {});
+    if (n) {
+      ExprList popped(v);
+      popped.pop_back();
+      same(popped, std::vector<Expr>(v.begin(), v.end() - 1));
+      if (n >= 2)
+        CHECK(popped.back() == v[n - 2]);
+    }
+    CHECK(ExprList(v).toVector() == v);
+  }
+  CHECK(ExprList{Expr(1), Expr(2)} != ExprList{Expr(1)});
+  CHECK(ExprList{Expr(1), Expr(2)} == ExprList{Expr(1), Expr(2)});
 }
 
 TEST_CASE("sym: integers in place and boxed are one kind of value", "[sym]") {

@@ -12,6 +12,7 @@
 
 #include "wirc/support/OutOfLine.h"
 #include "wirc/sym/Expr.h"
+#include "wirc/sym/ExprList.h"
 
 #include <cstdint>
 #include <map>
@@ -69,8 +70,8 @@ std::optional<Device> parseDevice(std::string_view text);
 struct Layout {
   DType dtype = DType::Float32;
   Device device;
-  std::vector<sym::Expr> size;
-  std::vector<sym::Expr> stride;
+  sym::ExprList size;
+  sym::ExprList stride;
   sym::Expr offset;
 };
 
@@ -88,8 +89,8 @@ inline constexpr uint32_t kNoTensor = UINT32_MAX;
 struct View {
   std::string base;
   uint32_t baseId = kNoTensor;
-  std::vector<sym::Expr> size;
-  std::vector<sym::Expr> stride;
+  sym::ExprList size;
+  sym::ExprList stride;
   sym::Expr offset;
 };
 
@@ -284,8 +285,8 @@ struct MultiOutputNode {
 struct AssertSizeStrideNode {
   std::string buffer;
   uint32_t bufferId = kNoTensor;
-  std::vector<sym::Expr> size;
-  std::vector<sym::Expr> stride;
+  sym::ExprList size;
+  sym::ExprList stride;
   std::string what; ///< the op whose output is checked, for the message
 };
 

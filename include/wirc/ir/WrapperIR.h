@@ -21,6 +21,7 @@
 #include "wirc/graph/Graph.h"
 #include "wirc/support/OutOfLine.h"
 #include "wirc/sym/Expr.h"
+#include "wirc/sym/ExprList.h"
 
 #include <array>
 #include <cstdint>
@@ -80,8 +81,8 @@ struct Value {
   OutOfLine<ValueParts> parts;    ///< String, View, List and Tuple only
 
   const std::string &text() const;                ///< String
-  const std::vector<sym::Expr> &size() const;     ///< View
-  const std::vector<sym::Expr> &stride() const;   ///< View
+  const sym::ExprList &size() const;     ///< View
+  const sym::ExprList &stride() const;   ///< View
   const std::vector<Value> &items() const;        ///< List, Tuple
   /// The out-of-line parts, made on first use.
   ValueParts &mutableParts();
@@ -102,8 +103,8 @@ struct Value {
 
 struct ValueParts {
   std::string text;               ///< String
-  std::vector<sym::Expr> size;    ///< View
-  std::vector<sym::Expr> stride;  ///< View
+  sym::ExprList size;   ///< View
+  sym::ExprList stride; ///< View
   std::vector<Value> items;       ///< List, Tuple
 };
 
@@ -119,10 +120,10 @@ inline const ValueParts &noValueParts() {
 inline const std::string &Value::text() const {
   return parts ? parts->text : detail::noValueParts().text;
 }
-inline const std::vector<sym::Expr> &Value::size() const {
+inline const sym::ExprList &Value::size() const {
   return parts ? parts->size : detail::noValueParts().size;
 }
-inline const std::vector<sym::Expr> &Value::stride() const {
+inline const sym::ExprList &Value::stride() const {
   return parts ? parts->stride : detail::noValueParts().stride;
 }
 inline const std::vector<Value> &Value::items() const {
@@ -279,8 +280,8 @@ struct ReinterpretViewLine {
 /// Checks a tensor's size and stride at run time.
 struct AssertSizeStrideLine {
   BufferId buffer;
-  std::vector<sym::Expr> size;
-  std::vector<sym::Expr> stride;
+  sym::ExprList size;
+  sym::ExprList stride;
   std::string what;
 };
 
