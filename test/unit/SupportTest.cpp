@@ -8,7 +8,10 @@
 #include "wirc/support/PagePopulator.h"
 #include "wirc/support/Parallel.h"
 
+#include "../../lib/emit/PythonText.h"
+
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <sys/mman.h>
 
@@ -53,6 +56,52 @@ TEST_CASE("python string literals cannot be escaped from", "[names]") {
   CHECK(pythonStringLiteral("line\nnext") == "'line\\nnext'");
   CHECK(pythonStringLiteral("\xc3\xa9") == "'\\xc3\\xa9'");
   CHECK(pythonStringLiteral(std::string("\0", 1)) == "'\\x00'");
+}
+
+TEST_CASE("kernel sources and comments escape like a byte-at-a-time escaper", "[names]") {
+  // The escapers skip plain runs sixteen bytes at a time; the reference
+  // looks at every byte. Every byte value is tried at every position of a
+  // 16-byte block, after and before plain text, and at the end.
+  auto sourceRef = [](std::string_view s) {
+    std::string out;
+    for (size_t i = 0; i < s.size(); ++i) {
+      unsigned char c = static_cast<unsigned char>(s[i]);
+      if (c == '\\')
+        out += "\\\\";
+      else if (c == '\'')
+        out += i + 1 == s.size() || s[i + 1] == '\'' ? "\\'" : "'";
+      else if (c == '\r')
+        out += "\\r";
+      else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+        out += fmt::format("\\x{:02x}", c);
+      else
+        out += static_cast<char>(c);
+    }
+    return out;
+  };
+  auto commentRef = [](std::string_view s) {
+    std::string out;
+    for (unsigned char c : s)
+      if (c < 0x20 || c == 0x7f)
+        out += fmt::format("\\x{:02x}", c);
+      else
+        out += static_cast<char>(c);
+    return out;
+  };
+  const std::string plain = "tl.load(in_ptr0 + x0, xmask) # \xc3\xa9 done";
+  for (unsigned b = 0; b < 256; ++b) {
+    for (size_t at = 0; at < 40; ++at) {
+      for (size_t tail : {size_t(0), size_t(1), size_t(17)}) {
+        std::string text = plain.substr(0, std::min(at, plain.size()));
+        text.append(at > plain.size() ? at - plain.size() : 0, 'x');
+        text += static_cast<char>(b);
+        text += plain.substr(0, tail);
+        INFO("byte " << b << " at " << at << " before " << tail);
+        REQUIRE(wirc::emit::tripleQuotedBody(text) == sourceRef(text));
+        REQUIRE(wirc::emit::commentText(text) == commentRef(text));
+      }
+    }
+  }
 }
 
 TEST_CASE("diagnostic formatting", "[diagnostics]") {
