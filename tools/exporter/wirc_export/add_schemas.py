@@ -8,6 +8,7 @@ Needs the torch the graphs were exported with: the schemas are its own.
 import json
 import sys
 
+from . import graphjson
 from .export import c_shim_schema
 
 
@@ -38,7 +39,7 @@ def main(argv: list) -> int:
         added = add_schemas(doc)
         if added:
             with open(path, "w") as f:
-                f.write(json.dumps(doc, indent=1) + ("\n" if text.endswith("\n") else ""))
+                f.write(graphjson.dumps(doc))
         print(f"{path}: {added} schemas added")
     return 0
 

@@ -27,7 +27,7 @@ from torch._inductor.codegen import common as codegen_common
 from torch._inductor.codegen import wrapper as W
 from torch._inductor.virtualized import V
 
-from . import native
+from . import graphjson, native
 
 FORMAT = "wirc.graph"
 VERSION = 1
@@ -745,8 +745,7 @@ class _Exporter:
         os.makedirs(self.out_dir, exist_ok=True)
         tmp = path + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1)
-            f.write("\n")
+            f.write(graphjson.dumps(doc))
         os.replace(tmp, path)
         self.written.append(path)
         return path
