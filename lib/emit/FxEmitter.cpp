@@ -349,12 +349,13 @@ private:
     case Value::Kind::Tuple: {
       bool list = v.kind == Value::Kind::List;
       s += list ? '[' : '(';
-      for (size_t i = 0; i < v.items().size(); ++i) {
+      const std::vector<Value> &items = v.items();
+      for (size_t i = 0; i < items.size(); ++i) {
         if (i)
           s += ", "sv;
-        appendValue(s, v.items()[i]);
+        appendValue(s, items[i]);
       }
-      s += list ? "]" : v.items().size() == 1 ? ",)" : ")";
+      s += list ? "]" : items.size() == 1 ? ",)" : ")";
       return;
     }
     }

@@ -266,15 +266,17 @@ private:
     case Value::Kind::Device:
       appendDevice(s, v.device);
       return;
-    case Value::Kind::List:
+    case Value::Kind::List: {
       s += '[';
-      for (size_t i = 0; i < v.items().size(); ++i) {
+      const std::vector<Value> &items = v.items();
+      for (size_t i = 0; i < items.size(); ++i) {
         if (i)
           s += ", "sv;
-        appendValue(s, v.items()[i]);
+        appendValue(s, items[i]);
       }
       s += ']';
       return;
+    }
     case Value::Kind::Tuple:
       appendValues(s, v.items());
       return;
@@ -433,7 +435,10 @@ void GraphBuilder::emitLine(const Line &l) {
           },
           [&](const CommentLine &c) {
             out += "    # "sv;
-            out += commentText(c.text);
+            if (isPlainComment(c.text))
+              out += c.text;
+            else
+              out += commentText(c.text);
             out += '\n';
           },
           [&](const KernelDefinitionLine &) {},

@@ -163,12 +163,13 @@ private:
       // pyTuple() for tuples, `[a, b]` for lists.
       bool tuple = v.kind == Value::Kind::Tuple;
       s += tuple ? '(' : '[';
-      for (size_t i = 0; i < v.items().size(); ++i) {
+      const std::vector<Value> &items = v.items();
+      for (size_t i = 0; i < items.size(); ++i) {
         if (i)
           s += ", "sv;
-        appendValue(s, v.items()[i]);
+        appendValue(s, items[i]);
       }
-      s += !tuple ? "]" : v.items().size() == 1 ? ", )" : ")";
+      s += !tuple ? "]" : items.size() == 1 ? ", )" : ")";
       return;
     }
     }
@@ -334,7 +335,10 @@ void PythonEmitter::body(const Line &l) {
           [&](const CommentLine &c) {
             beginLine();
             out += "# "sv;
-            out += commentText(c.text);
+            if (isPlainComment(c.text))
+              out += c.text;
+            else
+              out += commentText(c.text);
             out += '\n';
           },
           [&](const KernelDefinitionLine &) {},

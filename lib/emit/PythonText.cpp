@@ -119,6 +119,10 @@ std::string commentText(std::string_view text) {
   return out;
 }
 
+bool isPlainComment(std::string_view text) {
+  return plainRun<false>(text, 0, kCommentPlain) == text.size();
+}
+
 std::string pythonFloat(double v) {
   if (std::isnan(v))
     return "float('nan')";

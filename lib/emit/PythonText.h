@@ -35,6 +35,9 @@ std::string tripleQuotedBody(std::string_view source);
 /// A comment's text with every control character escaped, so that a comment
 /// can never end its line.
 std::string commentText(std::string_view text);
+/// True if commentText(\p text) is \p text itself: most comments, which
+/// emitters then append without a copy.
+bool isPlainComment(std::string_view text);
 
 /// A double as Python's repr would print it (`1.5`, `2.0`, `float('inf')`).
 std::string pythonFloat(double value);

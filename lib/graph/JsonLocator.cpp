@@ -1,6 +1,7 @@
 //===- JsonLocator.cpp ----------------------------------------------------===//
 #include "wirc/graph/JsonLocator.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 

@@ -15,6 +15,17 @@ namespace {
 
 using namespace wirc::ir;
 
+/// Makes \p out a view of \p base, taking the graph view's size, stride and
+/// offset over (the graph is consumed).
+void takeView(Value &out, BufferId base, graph::View &view) {
+  out.kind = Value::Kind::View;
+  out.buffer = base;
+  ValueParts &parts = out.mutableParts();
+  parts.size = std::move(view.size);
+  parts.stride = std::move(view.stride);
+  out.expr = std::move(view.offset);
+}
+
 /// Names to dense ids in one open-addressed array: a std::string key and a
 /// hash node per buffer were much of this pass's time and memory. The names
 /// stay where they are (\p nameOf), which must not move while the table is
@@ -194,14 +205,12 @@ private:
       out.buffer = id(v.text, v.tensor);
       ensureDefined(out.buffer);
       break;
-    case graph::Value::Kind::View:
-      out.kind = Value::Kind::View;
-      out.buffer = id(v.view->base, v.view->baseId);
-      ensureDefined(out.buffer);
-      out.mutableParts().size = std::move(v.view->size);
-      out.parts->stride = std::move(v.view->stride);
-      out.expr = std::move(v.view->offset);
+    case graph::Value::Kind::View: {
+      BufferId base = id(v.view->base, v.view->baseId);
+      ensureDefined(base);
+      takeView(out, base, *v.view);
       break;
+    }
     case graph::Value::Kind::Expr:
       out.kind = Value::Kind::Expr;
       out.expr = std::move(v.expr);
@@ -450,11 +459,7 @@ void FunctionBuilder::buildKernelCall(graph::KernelCallNode &call, std::string &
         b = result;
       }
       if (arg.view) {
-        out.value.kind = Value::Kind::View;
-        out.value.buffer = b;
-        out.value.mutableParts().size = std::move(arg.view->size);
-        out.value.parts->stride = std::move(arg.view->stride);
-        out.value.expr = std::move(arg.view->offset);
+        takeView(out.value, b, *arg.view);
       } else {
         out.value.kind = Value::Kind::Buffer;
         out.value.buffer = b;

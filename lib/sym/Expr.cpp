@@ -134,11 +134,11 @@ uintptr_t Expr::box(int64_t value) {
   return reinterpret_cast<uintptr_t>(boxed) | kBoxedTag;
 }
 
-void detail::release(uintptr_t bits) noexcept {
-  if ((bits & 3) == 0)
+void Expr::release(uintptr_t bits) noexcept {
+  if ((bits & kTagMask) == kNodeTag)
     delete reinterpret_cast<Node *>(bits);
   else
-    delete reinterpret_cast<BoxedInt *>(bits & ~uintptr_t(3));
+    delete reinterpret_cast<detail::BoxedInt *>(bits & ~kTagMask);
 }
 
 ExprKind Expr::kind() const {

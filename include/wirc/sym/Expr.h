@@ -109,8 +109,6 @@ struct Counted {
 struct BoxedInt : Counted {
   int64_t value = 0;
 };
-/// Frees a node or boxed integer whose last reference went away.
-void release(uintptr_t bits) noexcept;
 } // namespace detail
 
 /// The node kinds of a canonical expression.
@@ -203,6 +201,9 @@ private:
 
   /// A boxed integer's word (out of line: such integers are rare).
   static uintptr_t box(int64_t value);
+  /// Frees the node or boxed integer of \p bits, whose last reference went
+  /// away (out of line: node destruction is not worth inlining).
+  static void release(uintptr_t bits) noexcept;
   bool counted() const { return (bits & 1) == 0; }
   const detail::Counted *object() const {
     return reinterpret_cast<const detail::Counted *>(bits & ~kTagMask);
@@ -213,7 +214,7 @@ private:
   }
   void drop() {
     if (counted() && object()->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
-      detail::release(bits);
+      release(bits);
   }
   /// The node; null for integers.
   const detail::Node *node() const {
