@@ -137,6 +137,16 @@ TEST_CASE("sym: a list of expressions in place and on the heap", "[sym]") {
         CHECK(popped.back() == v[n - 2]);
     }
     CHECK(ExprList(v).toVector() == v);
+    if (n) {
+      // An item of the list appended to it, as it grows.
+      ExprList grown(v);
+      std::vector<Expr> expected = v;
+      for (size_t k = 0; k < 6; ++k) {
+        grown.push_back(grown[0]);
+        expected.push_back(expected[0]);
+      }
+      same(grown, expected);
+    }
   }
   CHECK(ExprList{Expr(1), Expr(2)} != ExprList{Expr(1)});
   CHECK(ExprList{Expr(1), Expr(2)} == ExprList{Expr(1), Expr(2)});
