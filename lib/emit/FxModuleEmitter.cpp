@@ -435,10 +435,7 @@ void GraphBuilder::emitLine(const Line &l) {
           },
           [&](const CommentLine &c) {
             out += "    # "sv;
-            if (isPlainComment(c.text))
-              out += c.text;
-            else
-              out += commentText(c.text);
+            appendCommentText(out, c.text);
             out += '\n';
           },
           [&](const KernelDefinitionLine &) {},

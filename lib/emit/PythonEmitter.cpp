@@ -335,10 +335,7 @@ void PythonEmitter::body(const Line &l) {
           [&](const CommentLine &c) {
             beginLine();
             out += "# "sv;
-            if (isPlainComment(c.text))
-              out += c.text;
-            else
-              out += commentText(c.text);
+            appendCommentText(out, c.text);
             out += '\n';
           },
           [&](const KernelDefinitionLine &) {},

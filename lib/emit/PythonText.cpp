@@ -102,25 +102,15 @@ std::string tripleQuotedBody(std::string_view source) {
   return out;
 }
 
-// A comment's text with everything but printable characters escaped, so a
-/// comment can never end its line.
+size_t commentPlainRun(std::string_view text, size_t from) {
+  return plainRun<false>(text, from, kCommentPlain);
+}
+
 std::string commentText(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t run = plainRun<false>(text, i, kCommentPlain);
-    out.append(text.data() + i, run - i);
-    if (run == text.size())
-      break;
-    appendHexEscape(out, static_cast<unsigned char>(text[run]));
-    i = run + 1;
-  }
+  appendCommentText(out, text);
   return out;
-}
-
-bool isPlainComment(std::string_view text) {
-  return plainRun<false>(text, 0, kCommentPlain) == text.size();
 }
 
 std::string pythonFloat(double v) {

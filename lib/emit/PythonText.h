@@ -35,9 +35,26 @@ std::string tripleQuotedBody(std::string_view source);
 /// A comment's text with every control character escaped, so that a comment
 /// can never end its line.
 std::string commentText(std::string_view text);
-/// True if commentText(\p text) is \p text itself: most comments, which
-/// emitters then append without a copy.
-bool isPlainComment(std::string_view text);
+/// The first byte of \p text at or after \p from that commentText escapes,
+/// or text.size().
+size_t commentPlainRun(std::string_view text, size_t from);
+/// Appends commentText(\p text) to \p out (a std::string or TextBuffer)
+/// without building it apart; most comments need no escape and are appended
+/// whole.
+template <typename Out> void appendCommentText(Out &out, std::string_view text) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t run = commentPlainRun(text, i);
+    out += text.substr(i, run - i);
+    if (run == text.size())
+      break;
+    auto c = static_cast<unsigned char>(text[run]);
+    const char escape[4] = {'\\', 'x', kDigits[c >> 4], kDigits[c & 15]};
+    out += std::string_view(escape, 4);
+    i = run + 1;
+  }
+}
 
 /// A double as Python's repr would print it (`1.5`, `2.0`, `float('inf')`).
 std::string pythonFloat(double value);

@@ -99,7 +99,9 @@ TEST_CASE("kernel sources and comments escape like a byte-at-a-time escaper", "[
         INFO("byte " << b << " at " << at << " before " << tail);
         REQUIRE(wirc::emit::tripleQuotedBody(text) == sourceRef(text));
         REQUIRE(wirc::emit::commentText(text) == commentRef(text));
-        REQUIRE(wirc::emit::isPlainComment(text) == (commentRef(text) == text));
+        std::string appended = "# ";
+        wirc::emit::appendCommentText(appended, text);
+        REQUIRE(appended == "# " + commentRef(text));
       }
     }
   }

@@ -32,7 +32,7 @@ public:
   ExprList() noexcept {}
   ExprList(std::initializer_list<Expr> list) { assign(list.begin(), list.size()); }
   explicit ExprList(std::span<const Expr> list) { assign(list.data(), list.size()); }
-  ExprList(const std::vector<Expr> &list) { assign(list.data(), list.size()); }
+  explicit ExprList(const std::vector<Expr> &list) { assign(list.data(), list.size()); }
   ExprList(const ExprList &other) { assign(other.data(), other.count); }
   ExprList(ExprList &&other) noexcept { take(other); }
   ExprList &operator=(const ExprList &other) {
