@@ -18,7 +18,8 @@ done
 tools/install-deps.sh
 # The profile (cmake/WircPGO.cmake) needs GCC; another compiler builds
 # without one.
-if [[ $pgo == 1 ]] && ! "${CXX:-c++}" --version 2>/dev/null | grep -q "Free Software Foundation"; then
+compiler_version=$("${CXX:-c++}" --version 2>/dev/null || true)
+if [[ $pgo == 1 && $compiler_version != *"Free Software Foundation"* ]]; then
   echo "quickstart: ${CXX:-c++} is not GCC; building without a profile"
   pgo=0
 fi
