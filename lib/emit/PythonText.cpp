@@ -65,9 +65,8 @@ size_t plainRun(std::string_view text, size_t i, const std::array<bool, 256> &pl
 }
 
 void appendHexEscape(std::string &out, unsigned char c) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  char escape[4] = {'\\', 'x', kDigits[c >> 4], kDigits[c & 15]};
-  out.append(escape, 4);
+  std::array<char, 4> escape = hexEscape(c);
+  out.append(escape.data(), escape.size());
 }
 
 } // namespace

@@ -11,6 +11,7 @@
 #include "wirc/support/PagePopulator.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
@@ -38,20 +39,23 @@ std::string commentText(std::string_view text);
 /// The first byte of \p text at or after \p from that commentText escapes,
 /// or text.size().
 size_t commentPlainRun(std::string_view text, size_t from);
+/// `\xHH`, the escape of byte \p c in a Python string or comment.
+inline std::array<char, 4> hexEscape(unsigned char c) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  return {'\\', 'x', kDigits[c >> 4], kDigits[c & 15]};
+}
 /// Appends commentText(\p text) to \p out (a std::string or TextBuffer)
 /// without building it apart; most comments need no escape and are appended
 /// whole.
 template <typename Out> void appendCommentText(Out &out, std::string_view text) {
-  static constexpr char kDigits[] = "0123456789abcdef";
   size_t i = 0;
   while (i < text.size()) {
     size_t run = commentPlainRun(text, i);
     out += text.substr(i, run - i);
     if (run == text.size())
       break;
-    auto c = static_cast<unsigned char>(text[run]);
-    const char escape[4] = {'\\', 'x', kDigits[c >> 4], kDigits[c & 15]};
-    out += std::string_view(escape, 4);
+    std::array<char, 4> escape = hexEscape(static_cast<unsigned char>(text[run]));
+    out += std::string_view(escape.data(), escape.size());
     i = run + 1;
   }
 }
