@@ -130,7 +130,7 @@ def run_one(name, mode, wirc, out_dir, wirc_lib=None):
         if plan:
             wirc_args.append(f"--memory-plan={plan}")
         with exporting(fixtures, replace=replace, wirc=wirc_lib or wirc, wirc_args=wirc_args,
-                       artifacts=replace == "cpp") as exporter:
+                       artifacts=replace == "cpp", time_again=True) as exporter:
             compiled = torch.compile(fn, dynamic=entry["dynamic"])
             first_inputs = copy.deepcopy(inputs)
             start = time.perf_counter()

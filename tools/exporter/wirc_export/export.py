@@ -719,12 +719,13 @@ class _GraphConverter:
 
 class _Exporter:
     def __init__(self, out_dir: str, artifacts: bool, replace: Optional[str], wirc: str,
-                 wirc_args: list):
+                 wirc_args: list, time_again: bool = False):
         self.out_dir = out_dir
         self.artifacts = artifacts
         self.replace = replace
         self.wirc = wirc
         self.wirc_args = list(wirc_args)
+        self.time_again = time_again
         # libwirc-c, loaded once, when the export starts (a one-time cost,
         # about a millisecond): each graph's recorded time is then its compile.
         self.library = native.load(wirc) if replace and native.is_library(wirc) else None
@@ -768,9 +769,10 @@ class _Exporter:
         timing = self.timings[-1]
         timing["wirc_s"] = time.perf_counter() - start
         timing["wirc_page_faults"] = _minor_faults() - faults
-        if self.library is not None and result.returncode == 0:
-            # The same call again: what a first call in a process costs
-            # beyond it (fresh memory, cold caches) shows in the difference.
+        if self.time_again and self.library is not None and result.returncode == 0:
+            # The same call again, for measurements only: what a first call in
+            # a process costs beyond it (fresh memory, cold caches) shows in
+            # the difference.
             start = time.perf_counter()
             self.run_wirc(args)
             timing["wirc_again_s"] = time.perf_counter() - start
@@ -877,7 +879,7 @@ class _ExportingSubgraphCodegen(W.SubgraphPythonWrapperCodegen):
 
 @contextlib.contextmanager
 def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] = None,
-              wirc: str = "wirc", wirc_args: tuple = ()):
+              wirc: str = "wirc", wirc_args: tuple = (), time_again: bool = False):
     """Exports every graph Inductor compiles while the context is active.
 
     Caches that would skip code generation are turned off, as are graph
@@ -888,7 +890,8 @@ def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] =
     into a library (cpp_runner.py);
     wirc is the executable, or libwirc-c.so (include/wirc-c/wirc.h) to
     compile in this process; wirc_args are added to the `wirc compile`
-    command line.
+    command line. With time_again (and libwirc-c), each compile is made a
+    second time and its time recorded too (validate.py's wirc_again_s).
     """
     global _ACTIVE
     codegen_common.init_backend_registration()
@@ -897,7 +900,7 @@ def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] =
         raise ExportError("no CUDA backend is registered in this build of PyTorch")
     scheduling = previous.scheduling
     cpp = getattr(previous, "cpp_wrapper_codegen", None)
-    exporter = _Exporter(out_dir, artifacts, replace, wirc, list(wirc_args))
+    exporter = _Exporter(out_dir, artifacts, replace, wirc, list(wirc_args), time_again)
     patches = {"fx_graph_cache": False, "fx_graph_remote_cache": False,
                "alignment_asserts": False}
     if artifacts and hasattr(inductor_config, "use_static_cuda_launcher"):
