@@ -570,10 +570,13 @@ void PythonEmitter::harness() {
   auto appendAtHints = [&](std::string &text, std::span<const sym::Expr> list) {
     text += '(';
     for (size_t i = 0; i < list.size(); ++i) {
-      std::string error;
-      auto v = sym::evaluate(list[i], hints, error);
-      if (!v)
-        throw InternalError("size hint evaluation failed after validation: " + error);
+      std::optional<int64_t> v = list[i].constant();
+      if (!v) {
+        std::string error;
+        v = sym::evaluate(list[i], hints, error);
+        if (!v)
+          throw InternalError("size hint evaluation failed after validation: " + error);
+      }
       if (i)
         text += ", "sv;
       char digits[24];
@@ -590,7 +593,7 @@ void PythonEmitter::harness() {
     if (info.layout.device.kind == graph::Device::Kind::CPU)
       text += "cpu"sv;
     else
-      fmt::format_to(std::back_inserter(text), "cuda:{}", info.layout.device.index);
+      appendInt(text.append("cuda:"sv), info.layout.device.index);
     text += "', dtype=torch."sv;
     text += graph::dtypeName(info.layout.dtype);
     text += ')';

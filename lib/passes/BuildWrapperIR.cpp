@@ -586,6 +586,11 @@ bool FunctionBuilder::build(graph::Graph *consumed) {
   function.name = graph.name;
   function.isSubgraph = index != 0;
   createBuffers(consumed);
+  // Room up front for every line (an input's size assert, two per node, an
+  // allocation per buffer): growing by doubling would move each line
+  // several times. Untouched room costs no memory.
+  function.lines.reserve(function.lines.size() + 2 * graph.nodes.size() + graph.buffers.size() +
+                         2 * graph.inputs.size() + 16);
   if (function.isSubgraph)
     emit(SubgraphEnterLine{graph.name});
   bool ok = function.isSubgraph || bindSymbols();
@@ -594,10 +599,6 @@ bool FunctionBuilder::build(graph::Graph *consumed) {
       if (module.buffers[b].kind == BufferKind::Input)
         emit(AssertSizeStrideLine{b, module.buffers[b].layout.size,
                                   module.buffers[b].layout.stride, ""});
-  // The lines a node becomes are usually its largest part, so the function's
-  // lines get room for two per node up front; untouched room costs no memory.
-  function.lines.reserve(function.lines.size() + 2 * graph.nodes.size() + graph.buffers.size() +
-                         2 * graph.inputs.size() + 16);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     if (consumed) {
       // The IR takes the node's parts over, and the rest is freed now: the

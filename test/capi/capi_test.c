@@ -110,12 +110,25 @@ int main(int argc, char **argv) {
   CHECK(wirc_result_stdout(first, NULL) == wirc_result_stdout(first, &errSize));
   wirc_result_free(first);
 
+  /* A run with other flags in between: a later run sees none of them (runs
+   * reuse the command-line parser). */
+  {
+    const char *args[] = {"wirc",         "compile",        graph,        "--emit=fx-module",
+                          "--print-ir",   "--memory-plan=none", "--no-size-asserts",
+                          "--time-passes", "-j1"};
+    wirc_result *result = wirc_run(9, args);
+    CHECK(wirc_result_exit_code(result) == 0);
+    CHECK(strstr(wirc_result_stderr(result, NULL), "pass execution timing report") != NULL);
+    wirc_result_free(result);
+  }
+
   /* A second compile in the same process gives the same bytes. */
   {
     wirc_result *again = compileGraph();
     size_t againSize = 0;
     const char *againText = wirc_result_stdout(again, &againSize);
     CHECK(againSize == size && memcmp(againText, text, size) == 0);
+    CHECK(wirc_result_stderr(again, NULL)[0] == '\0');
     wirc_result_free(again);
   }
 

@@ -52,6 +52,9 @@ class Library:
         lib.wirc_version.restype = ctypes.c_char_p
         lib.wirc_version.argtypes = []
         self._lib = lib
+        # The first run in a process builds the command-line parser, which
+        # later runs reuse: build it now, at load, not in the first compile.
+        self.run(["--version"])
 
     @property
     def version(self) -> str:
