@@ -40,7 +40,14 @@ bool mayFree(const BufferInfo &info) {
          info.kind == BufferKind::Input;
 }
 
-void planFunction(Module &module, Function &function) {
+/// The frees a function needs: those after line k are
+/// frees[end[k - 1], end[k]) (from 0 for k = 0), in id order.
+struct FreeSchedule {
+  std::vector<uint32_t> end;
+  std::vector<BufferId> frees;
+};
+
+FreeSchedule scheduleFrees(const Module &module, const Function &function) {
   const size_t numBuffers = module.buffers.size();
   const size_t n = function.lines.size();
   std::vector<size_t> lastUse(numBuffers, kNever);
@@ -87,37 +94,104 @@ void planFunction(Module &module, Function &function) {
       return kNever;
     return lastUse[b];
   };
-  // The buffers to free after line i are frees[end[i - 1], end[i]), in id
-  // order: sorted by counting, not a vector per line.
-  std::vector<uint32_t> end(n + 1, 0);
+  // Sorted by counting, not a vector per line.
+  FreeSchedule schedule;
+  schedule.end.assign(n + 1, 0);
+  std::vector<uint32_t> &end = schedule.end;
   for (BufferId b = 0; b < numBuffers; ++b)
     if (size_t line = freedAfter(b); line != kNever)
       ++end[line + 1];
   for (size_t k = 1; k <= n; ++k)
     end[k] += end[k - 1];
-  std::vector<BufferId> frees(end[n]);
+  schedule.frees.resize(end[n]);
   for (BufferId b = 0; b < numBuffers; ++b)
     if (size_t line = freedAfter(b); line != kNever)
-      frees[end[line]++] = b;
+      schedule.frees[end[line]++] = b;
+  return schedule;
+}
 
-  // The free lines go in place, from the back: a second vector of lines was
-  // a large part of the peak memory on big graphs, and the vector often has
-  // the room already.
-  function.lines.resize(n + frees.size());
+/// What the reuse planner sees of a line: an allocation, a free, a tensor an
+/// extern kernel returns (live from there, as if allocated), or nothing.
+struct ReuseEvent {
+  enum Kind : uint8_t { Other, Allocate, Free, Returned };
+  Kind kind = Other;
+  BufferId buffer = kNoBuffer;
+};
+
+ReuseEvent reuseEvent(const Module &module, const Line &line) {
+  if (const auto *a = std::get_if<AllocateLine>(&line))
+    return {ReuseEvent::Allocate, a->buffer};
+  if (BufferId r = memory::returnedStorage(module, line); r != kNoBuffer)
+    return {ReuseEvent::Returned, r};
+  if (const auto *f = std::get_if<FreeLine>(&line))
+    return {ReuseEvent::Free, f->buffer};
+  return {};
+}
+
+/// The events of \p function's lines, one per line.
+std::vector<ReuseEvent> reuseEvents(const Module &module, const Function &function) {
+  std::vector<ReuseEvent> events;
+  events.reserve(function.lines.size());
+  for (const Line &line : function.lines)
+    events.push_back(reuseEvent(module, line));
+  return events;
+}
+
+/// The events of \p function's lines with \p schedule's frees in place, as
+/// insertFrees would lay them out.
+std::vector<ReuseEvent> reuseEvents(const Module &module, const Function &function,
+                                    const FreeSchedule &schedule) {
+  std::vector<ReuseEvent> events;
+  events.reserve(function.lines.size() + schedule.frees.size());
+  for (size_t k = 0; k < function.lines.size(); ++k) {
+    events.push_back(reuseEvent(module, function.lines[k]));
+    for (size_t f = k == 0 ? 0 : schedule.end[k - 1]; f < schedule.end[k]; ++f)
+      events.push_back({ReuseEvent::Free, schedule.frees[f]});
+  }
+  return events;
+}
+
+/// Puts \p schedule's frees in place, and with them \p plan, made on the
+/// lines with those frees (reuseEvents(module, function, schedule)): its
+/// allocations become reuse lines and its frees are left out. One pass, in
+/// place from the back: a second vector of lines was a large part of the
+/// peak memory on big graphs, and putting the frees in and then the plan
+/// moved each line twice.
+void insertFrees(Function &function, const FreeSchedule &schedule,
+                 const memory::ReusePlan &plan = {}) {
+  const size_t n = function.lines.size();
+  function.lines.resize(n + schedule.frees.size() - plan.dropped.size());
   size_t w = function.lines.size();
-  for (size_t k = n; k-- > 0 && w != k + 1;) {
-    for (size_t f = end[k]; f-- > (k == 0 ? 0 : end[k - 1]);)
-      function.lines[--w] = FreeLine{frees[f]};
-    if (--w != k)
+  // Positions are those of the lines with every free in place.
+  size_t t = plan.takeOvers.size(), d = plan.dropped.size();
+  // Lines before the first kept free stay where they are, once none of
+  // them becomes a reuse line.
+  for (size_t k = n; k-- > 0 && (w != k + 1 || t > 0);) {
+    const size_t first = k == 0 ? 0 : schedule.end[k - 1];
+    const size_t at = k + first; // line k's position
+    for (size_t f = schedule.end[k]; f-- > first;) {
+      if (d > 0 && plan.dropped[d - 1].first == at + 1 + (f - first)) {
+        --d;
+        continue;
+      }
+      function.lines[--w] = FreeLine{schedule.frees[f]};
+    }
+    if (t > 0 && plan.takeOvers[t - 1].first == at) {
+      BufferId buffer = std::get<AllocateLine>(function.lines[k]).buffer;
+      function.lines[--w] = ReuseLine{plan.takeOvers[--t].second, buffer, /*deleteOld=*/true,
+                                      /*inPlace=*/false};
+    } else if (--w != k) {
       function.lines[w] = std::move(function.lines[k]);
+    }
   }
 }
 
-/// Plans turning free-then-allocate pairs into reuse lines, LIFO per key.
-/// An allocation takes a freed buffer's storage over only if
-/// \p mayTakeOver allows it.
+/// Plans turning free-then-allocate pairs into reuse lines, LIFO per key,
+/// over \p events (a function's lines, as reuseEvents gives them). An
+/// allocation takes a freed buffer's storage over only if \p mayTakeOver
+/// allows it.
 template <typename MayTakeOver>
-memory::ReusePlan planReuse(Module &module, const Function &function,
+memory::ReusePlan planReuse(Module &module, const std::vector<ReuseEvent> &events,
                             memory::StorageSizes &sizes, MayTakeOver &&mayTakeOver) {
   memory::ReusePlan plan;
   auto reusable = [&](BufferId b) {
@@ -127,21 +201,19 @@ memory::ReusePlan planReuse(Module &module, const Function &function,
   auto bytesAtHints = [&](BufferId b) { return sizes.of(b).bytes; };
 
   // Bytes live after each line, at the size hints.
-  const size_t n = function.lines.size();
+  const size_t n = events.size();
   if (n == 0)
     return plan;
   std::vector<int64_t> live(n, 0);
   int64_t current = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (const auto *a = std::get_if<AllocateLine>(&function.lines[i]))
-      current += bytesAtHints(a->buffer);
+    const ReuseEvent &e = events[i];
     // A tensor an extern kernel returns is live too: its free below
     // subtracts it.
-    else if (BufferId r = memory::returnedStorage(module, function.lines[i]); r != kNoBuffer)
-      current += bytesAtHints(r);
-    else if (const auto *f = std::get_if<FreeLine>(&function.lines[i]);
-             f && reusable(f->buffer))
-      current -= bytesAtHints(f->buffer);
+    if (e.kind == ReuseEvent::Allocate || e.kind == ReuseEvent::Returned)
+      current += bytesAtHints(e.buffer);
+    else if (e.kind == ReuseEvent::Free && reusable(e.buffer))
+      current -= bytesAtHints(e.buffer);
     live[i] = current;
   }
   int64_t peak = *std::max_element(live.begin(), live.end());
@@ -178,15 +250,14 @@ memory::ReusePlan planReuse(Module &module, const Function &function,
   // that the plan is collected without visiting those lines again.
   std::vector<BufferId> dropped(n, kNoBuffer);
   for (size_t i = 0; i < n; ++i) {
-    const Line &line = function.lines[i];
-    if (const auto *f = std::get_if<FreeLine>(&line); f && reusable(f->buffer)) {
-      pool[keyOf(f->buffer)].emplace_back(f->buffer, i);
+    const ReuseEvent &e = events[i];
+    if (e.kind == ReuseEvent::Free && reusable(e.buffer)) {
+      pool[keyOf(e.buffer)].emplace_back(e.buffer, i);
       continue;
     }
-    const auto *a = std::get_if<AllocateLine>(&line);
-    if (!a || !reusable(a->buffer) || !mayTakeOver(a->buffer))
+    if (e.kind != ReuseEvent::Allocate || !reusable(e.buffer) || !mayTakeOver(e.buffer))
       continue;
-    std::vector<std::pair<BufferId, size_t>> &freed = pool[keyOf(a->buffer)];
+    std::vector<std::pair<BufferId, size_t>> &freed = pool[keyOf(e.buffer)];
     if (freed.empty())
       continue;
     auto [old, freeLine] = freed.back();
@@ -259,9 +330,6 @@ void undoReuse(Function &function, const memory::ReusePlan &plan, PoolId firstPo
 
 constexpr auto always = [](BufferId) { return true; };
 
-void reuseBuffers(Module &module, Function &function, memory::StorageSizes &sizes) {
-  applyReuse(function, planReuse(module, function, sizes, always));
-}
 
 } // namespace
 
@@ -305,21 +373,29 @@ bool planMemory(Module &module, PassContext &ctx) {
   memory::StorageSizes sizes(module);
   for (unsigned f = 0; f < module.functions.size(); ++f) {
     Function &function = module.functions[f];
-    planFunction(module, function);
+    const FreeSchedule schedule = scheduleFrees(module, function);
     const bool stats = ctx.options.memoryStats || ctx.options.verifyPlan;
-    if (stats)
-      memory::recordLowerBounds(module, f, sizes, ctx.options.symbolicStats);
+    const bool reuse = strategy == MemoryPlan::Reuse || strategy == MemoryPlan::Pool;
+    if (reuse && !stats) {
+      // The frees and the reuse plan made on them go in together, each
+      // line moved once.
+      insertFrees(function, schedule,
+                  planReuse(module, reuseEvents(module, function, schedule), sizes, always));
+    } else {
+      insertFrees(function, schedule);
+      if (stats)
+        memory::recordLowerBounds(module, f, sizes, ctx.options.symbolicStats);
+      if (reuse)
+        applyReuse(function, planReuse(module, reuseEvents(module, function), sizes, always));
+    }
     std::string_view method = memoryPlanName(strategy);
     switch (strategy) {
     case MemoryPlan::None:
-      break;
     case MemoryPlan::Reuse:
-      reuseBuffers(module, function, sizes);
       break;
     case MemoryPlan::Pool:
       // Inductor's pool planner works on the lines its reuse planner left:
       // a reuse chain is one allocation.
-      reuseBuffers(module, function, sizes);
       if (!memory::placeInPools(module, f, strategy, ctx.options, ctx.diag, sizes))
         return false;
       break;
@@ -327,7 +403,8 @@ bool planMemory(Module &module, PassContext &ctx) {
       // Reuse planned alone, kept as the fallback. It is measured without
       // being made: a copy of the lines to make it on was most of this
       // strategy's time.
-      memory::ReusePlan alone = planReuse(module, function, sizes, always);
+      const std::vector<ReuseEvent> events = reuseEvents(module, function);
+      memory::ReusePlan alone = planReuse(module, events, sizes, always);
       const int64_t reusePeak = memory::totalPeak(module, function, sizes, &alone);
       // The arena places static-size intermediates. Buffers of symbolic
       // size keep reuse, and so do the reuse chains that end in an output:
@@ -335,7 +412,7 @@ bool planMemory(Module &module, PassContext &ctx) {
       // bytes, while an arena alive next to it would.
       memory::StorageGroups chains = memory::collectGroups(module, function, &alone);
       const size_t numPools = module.pools.size();
-      memory::ReusePlan arena = planReuse(module, function, sizes, [&](BufferId b) {
+      memory::ReusePlan arena = planReuse(module, events, sizes, [&](BufferId b) {
         uint32_t g = chains.groupOf[b];
         return !sizes.of(b).isStatic || (g != memory::kNoGroup && chains.groups[g].pinned);
       });
