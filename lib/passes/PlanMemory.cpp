@@ -128,31 +128,37 @@ ReuseEvent reuseEvent(const Module &module, const Line &line) {
   return {};
 }
 
-/// The events of \p function's lines, one per line.
-std::vector<ReuseEvent> reuseEvents(const Module &module, const Function &function) {
-  std::vector<ReuseEvent> events;
-  events.reserve(function.lines.size());
-  for (const Line &line : function.lines)
-    events.push_back(reuseEvent(module, line));
-  return events;
-}
+/// The events of \p function's lines, one per line, in order, to \p visit.
+/// Made as they are read rather than kept: on large graphs an array of them
+/// would be part of the peak memory.
+struct LineEvents {
+  const Module &module;
+  const Function &function;
+  size_t size() const { return function.lines.size(); }
+  template <typename Visit> void operator()(Visit &&visit) const {
+    for (const Line &line : function.lines)
+      visit(reuseEvent(module, line));
+  }
+};
 
 /// The events of \p function's lines with \p schedule's frees in place, as
-/// insertFrees would lay them out.
-std::vector<ReuseEvent> reuseEvents(const Module &module, const Function &function,
-                                    const FreeSchedule &schedule) {
-  std::vector<ReuseEvent> events;
-  events.reserve(function.lines.size() + schedule.frees.size());
-  for (size_t k = 0; k < function.lines.size(); ++k) {
-    events.push_back(reuseEvent(module, function.lines[k]));
-    for (size_t f = k == 0 ? 0 : schedule.end[k - 1]; f < schedule.end[k]; ++f)
-      events.push_back({ReuseEvent::Free, schedule.frees[f]});
+/// insertFrees lays them out.
+struct ScheduledEvents {
+  const Module &module;
+  const Function &function;
+  const FreeSchedule &schedule;
+  size_t size() const { return function.lines.size() + schedule.frees.size(); }
+  template <typename Visit> void operator()(Visit &&visit) const {
+    for (size_t k = 0; k < function.lines.size(); ++k) {
+      visit(reuseEvent(module, function.lines[k]));
+      for (size_t f = k == 0 ? 0 : schedule.end[k - 1]; f < schedule.end[k]; ++f)
+        visit(ReuseEvent{ReuseEvent::Free, schedule.frees[f]});
+    }
   }
-  return events;
-}
+};
 
 /// Puts \p schedule's frees in place, and with them \p plan, made on the
-/// lines with those frees (reuseEvents(module, function, schedule)): its
+/// lines with those frees (ScheduledEvents): its
 /// allocations become reuse lines and its frees are left out. One pass, in
 /// place from the back: a second vector of lines was a large part of the
 /// peak memory on big graphs, and putting the frees in and then the plan
@@ -187,12 +193,12 @@ void insertFrees(Function &function, const FreeSchedule &schedule,
 }
 
 /// Plans turning free-then-allocate pairs into reuse lines, LIFO per key,
-/// over \p events (a function's lines, as reuseEvents gives them). An
+/// over \p events (a function's lines: LineEvents or ScheduledEvents). An
 /// allocation takes a freed buffer's storage over only if \p mayTakeOver
 /// allows it.
-template <typename MayTakeOver>
-memory::ReusePlan planReuse(Module &module, const std::vector<ReuseEvent> &events,
-                            memory::StorageSizes &sizes, MayTakeOver &&mayTakeOver) {
+template <typename Events, typename MayTakeOver>
+memory::ReusePlan planReuse(Module &module, const Events &events, memory::StorageSizes &sizes,
+                            MayTakeOver &&mayTakeOver) {
   memory::ReusePlan plan;
   auto reusable = [&](BufferId b) {
     const BufferInfo &info = module.buffer(b);
@@ -206,16 +212,16 @@ memory::ReusePlan planReuse(Module &module, const std::vector<ReuseEvent> &event
     return plan;
   std::vector<int64_t> live(n, 0);
   int64_t current = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const ReuseEvent &e = events[i];
+  size_t i = 0;
+  events([&](ReuseEvent e) {
     // A tensor an extern kernel returns is live too: its free below
     // subtracts it.
     if (e.kind == ReuseEvent::Allocate || e.kind == ReuseEvent::Returned)
       current += bytesAtHints(e.buffer);
     else if (e.kind == ReuseEvent::Free && reusable(e.buffer))
       current -= bytesAtHints(e.buffer);
-    live[i] = current;
-  }
+    live[i++] = current;
+  });
   int64_t peak = *std::max_element(live.begin(), live.end());
   PeakProfile tree(std::move(live));
 
@@ -249,30 +255,31 @@ memory::ReusePlan planReuse(Module &module, const std::vector<ReuseEvent> &event
   // By line: the buffer whose free there a take-over drops. Kept here, so
   // that the plan is collected without visiting those lines again.
   std::vector<BufferId> dropped(n, kNoBuffer);
-  for (size_t i = 0; i < n; ++i) {
-    const ReuseEvent &e = events[i];
+  i = 0;
+  events([&](ReuseEvent e) {
+    const size_t at = i++;
     if (e.kind == ReuseEvent::Free && reusable(e.buffer)) {
-      pool[keyOf(e.buffer)].emplace_back(e.buffer, i);
-      continue;
+      pool[keyOf(e.buffer)].emplace_back(e.buffer, at);
+      return;
     }
     if (e.kind != ReuseEvent::Allocate || !reusable(e.buffer) || !mayTakeOver(e.buffer))
-      continue;
+      return;
     std::vector<std::pair<BufferId, size_t>> &freed = pool[keyOf(e.buffer)];
     if (freed.empty())
-      continue;
+      return;
     auto [old, freeLine] = freed.back();
     int64_t bytes = bytesAtHints(old);
     // Keeping the old storage alive from its free to here must not raise
     // the peak.
-    if (tree.max(freeLine, i) + bytes > peak)
-      continue;
+    if (tree.max(freeLine, at) + bytes > peak)
+      return;
     freed.pop_back();
-    tree.add(freeLine, i, bytes);
-    plan.takeOvers.emplace_back(i, old);
+    tree.add(freeLine, at, bytes);
+    plan.takeOvers.emplace_back(at, old);
     dropped[freeLine] = old;
-  }
+  });
   plan.dropped.reserve(plan.takeOvers.size());
-  for (size_t i = 0; i < n; ++i)
+  for (i = 0; i < n; ++i)
     if (dropped[i] != kNoBuffer)
       plan.dropped.emplace_back(i, dropped[i]);
   return plan;
@@ -380,13 +387,13 @@ bool planMemory(Module &module, PassContext &ctx) {
       // The frees and the reuse plan made on them go in together, each
       // line moved once.
       insertFrees(function, schedule,
-                  planReuse(module, reuseEvents(module, function, schedule), sizes, always));
+                  planReuse(module, ScheduledEvents{module, function, schedule}, sizes, always));
     } else {
       insertFrees(function, schedule);
       if (stats)
         memory::recordLowerBounds(module, f, sizes, ctx.options.symbolicStats);
       if (reuse)
-        applyReuse(function, planReuse(module, reuseEvents(module, function), sizes, always));
+        applyReuse(function, planReuse(module, LineEvents{module, function}, sizes, always));
     }
     std::string_view method = memoryPlanName(strategy);
     switch (strategy) {
@@ -403,7 +410,7 @@ bool planMemory(Module &module, PassContext &ctx) {
       // Reuse planned alone, kept as the fallback. It is measured without
       // being made: a copy of the lines to make it on was most of this
       // strategy's time.
-      const std::vector<ReuseEvent> events = reuseEvents(module, function);
+      const LineEvents events{module, function};
       memory::ReusePlan alone = planReuse(module, events, sizes, always);
       const int64_t reusePeak = memory::totalPeak(module, function, sizes, &alone);
       // The arena places static-size intermediates. Buffers of symbolic
