@@ -5,7 +5,7 @@
 // implemented kind; read and print on threads too, which must change
 // nothing. Bad input must end in diagnostics; anything else (an InternalError
 // or other exception, a crash, a sanitizer report, a leak, a hang, a
-// difference made by threads) is a finding. Built only with -DWIRC_BUILD_FUZZERS=ON and clang; run
+// difference made by threads or by memory statistics) is a finding. Built only with -DWIRC_BUILD_FUZZERS=ON and clang; run
 // it with tools/fuzz.sh.
 //
 //===----------------------------------------------------------------------===//
@@ -65,6 +65,32 @@ void compileAndEmit(const graph::Document &document, const passes::CompileOption
         // A construct this target cannot express: exit code 3, not a bug.
       }
     }
+  }
+}
+
+/// Reuse and pool put the frees and the reuse plan in place in one pass, or,
+/// when memory statistics are asked for, one after the other: the IR must be
+/// the same either way.
+void checkPlanPaths(const graph::Document &document, std::string_view text) {
+  for (passes::MemoryPlan plan : {passes::MemoryPlan::Reuse, passes::MemoryPlan::Pool}) {
+    std::string printed[2];
+    bool ok[2];
+    for (int stats = 0; stats < 2; ++stats) {
+      DiagnosticEngine diag;
+      diag.setSource("<fuzz>", [text](std::string_view pointer) {
+        return graph::locateJsonPointer(text, pointer);
+      });
+      passes::CompileOptions options;
+      options.memoryPlan = plan;
+      options.memoryStats = stats == 1;
+      ir::Module module;
+      passes::PassContext context{&document, options, diag};
+      ok[stats] = passes::runPipeline(passes::buildDefaultPipeline(), module, context);
+      if (ok[stats])
+        printed[stats] = ir::printModule(module);
+    }
+    if (ok[0] != ok[1] || printed[0] != printed[1])
+      finding("memory statistics changed the memory plan");
   }
 }
 
@@ -139,6 +165,7 @@ void fuzzOne(std::string_view text) {
     finding("the reader accepted an input it reported errors for");
   passes::CompileOptions options;
   compileAndEmit(*document, options, text);
+  checkPlanPaths(*document, text);
   // The other value of every option that changes the pipeline.
   options.sizeAsserts = false; // --no-size-asserts
   options.memoryPlan = passes::MemoryPlan::None;
