@@ -570,13 +570,10 @@ void PythonEmitter::harness() {
   auto appendAtHints = [&](std::string &text, std::span<const sym::Expr> list) {
     text += '(';
     for (size_t i = 0; i < list.size(); ++i) {
-      std::optional<int64_t> v = list[i].constant();
-      if (!v) {
-        std::string error;
-        v = sym::evaluate(list[i], hints, error);
-        if (!v)
-          throw InternalError("size hint evaluation failed after validation: " + error);
-      }
+      std::string error;
+      auto v = sym::evaluate(list[i], hints, error);
+      if (!v)
+        throw InternalError("size hint evaluation failed after validation: " + error);
       if (i)
         text += ", "sv;
       char digits[24];

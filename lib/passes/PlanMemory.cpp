@@ -158,11 +158,10 @@ struct ScheduledEvents {
 };
 
 /// Puts \p schedule's frees in place, and with them \p plan, made on the
-/// lines with those frees (ScheduledEvents): its
-/// allocations become reuse lines and its frees are left out. One pass, in
-/// place from the back: a second vector of lines was a large part of the
-/// peak memory on big graphs, and putting the frees in and then the plan
-/// moved each line twice.
+/// lines with those frees (ScheduledEvents): its allocations become reuse
+/// lines and its frees are left out. One pass, in place from the back: a
+/// second vector of lines was a large part of the peak memory on big
+/// graphs, and putting the frees in and then the plan moved each line twice.
 void insertFrees(Function &function, const FreeSchedule &schedule,
                  const memory::ReusePlan &plan = {}) {
   const size_t n = function.lines.size();
@@ -336,7 +335,6 @@ void undoReuse(Function &function, const memory::ReusePlan &plan, PoolId firstPo
 }
 
 constexpr auto always = [](BufferId) { return true; };
-
 
 } // namespace
 

@@ -141,6 +141,9 @@ private:
 
 std::optional<int64_t> evaluate(const Expr &e, const SymbolValues &values,
                                 std::string &error) {
+  // Most sizes and strides are literals.
+  if (std::optional<int64_t> literal = e.constant())
+    return literal;
   int64_t out = 0;
   if (!Evaluator(values, error).eval(e, out))
     return std::nullopt;

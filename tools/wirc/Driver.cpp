@@ -68,6 +68,17 @@ std::string positiveInteger(const std::string &value) {
   return {};
 }
 
+/// The arena search's options, which `compile` and `plan-trace` share.
+void addArenaSearchOptions(CLI::App &command, unsigned &effort, uint64_t &seed) {
+  command
+      .add_option("--plan-effort", effort,
+                  "Arena search effort: 0 is the portfolio alone; each level quadruples "
+                  "the search budget")
+      ->check(CLI::Range(0u, wirc::plan::kMaxEffort))
+      ->default_str(std::to_string(wirc::plan::kDefaultEffort));
+  command.add_option("--plan-seed", seed, "Seed of the arena search")->default_str("0");
+}
+
 /// What the command line sets, at its defaults.
 struct Options {
   bool listPasses = false;
@@ -195,14 +206,7 @@ public:
                      "(Inductor's pool planner) or arena (wirc's arena planner)")
         ->check(CLI::IsMember({"none", "reuse", "pool", "arena"}))
         ->default_str("reuse");
-    compile
-        ->add_option("--plan-effort", o.request.options.planEffort,
-                     "Arena search effort: 0 is the portfolio alone; each level quadruples "
-                     "the search budget")
-        ->check(CLI::Range(0u, wirc::plan::kMaxEffort))
-        ->default_str(std::to_string(wirc::plan::kDefaultEffort));
-    compile->add_option("--plan-seed", o.request.options.planSeed, "Seed of the arena search")
-        ->default_str("0");
+    addArenaSearchOptions(*compile, o.request.options.planEffort, o.request.options.planSeed);
     compile->add_flag("--verify-plan", o.request.options.verifyPlan,
                       "Check every memory plan with the independent plan checker");
     compile->add_flag("--stats", o.request.instrumentation.memoryStats,
@@ -242,14 +246,8 @@ public:
     planTrace->add_option("--memory-plan", o.planName, "Planning strategy")
         ->check(CLI::IsMember(planNames))
         ->default_str("arena");
-    planTrace
-        ->add_option("--plan-effort", o.traceRequest.options.effort,
-                     "Arena search effort: 0 is the portfolio alone; each level quadruples "
-                     "the search budget")
-        ->check(CLI::Range(0u, wirc::plan::kMaxEffort))
-        ->default_str(std::to_string(wirc::plan::kDefaultEffort));
-    planTrace->add_option("--plan-seed", o.traceRequest.options.seed, "Seed of the arena search")
-        ->default_str("0");
+    addArenaSearchOptions(*planTrace, o.traceRequest.options.effort,
+                          o.traceRequest.options.seed);
     planTrace
         ->add_option("--alignment", o.traceRequest.alignment,
                      "Alignment of every buffer in bytes (a power of two)")
@@ -269,19 +267,22 @@ public:
 /// Command lines built and not in use. A run takes one, or builds one if
 /// none is idle, and gives it back: a process builds as many as it runs at
 /// once. Never destroyed, so that no run can outlive it at exit.
-std::mutex idleMutex;
-std::vector<std::unique_ptr<CommandLine>> &idleCommandLines() {
-  static auto *idle = new std::vector<std::unique_ptr<CommandLine>>;
+struct IdleCommandLines {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<CommandLine>> lines;
+};
+IdleCommandLines &idleCommandLines() {
+  static auto *idle = new IdleCommandLines;
   return *idle;
 }
 
 std::unique_ptr<CommandLine> takeCommandLine() {
+  IdleCommandLines &idle = idleCommandLines();
   {
-    std::lock_guard<std::mutex> lock(idleMutex);
-    auto &idle = idleCommandLines();
-    if (!idle.empty()) {
-      std::unique_ptr<CommandLine> commandLine = std::move(idle.back());
-      idle.pop_back();
+    std::lock_guard<std::mutex> lock(idle.mutex);
+    if (!idle.lines.empty()) {
+      std::unique_ptr<CommandLine> commandLine = std::move(idle.lines.back());
+      idle.lines.pop_back();
       return commandLine;
     }
   }
@@ -290,9 +291,10 @@ std::unique_ptr<CommandLine> takeCommandLine() {
 
 void giveBack(std::unique_ptr<CommandLine> commandLine) noexcept {
   commandLine->reset();
-  std::lock_guard<std::mutex> lock(idleMutex);
+  IdleCommandLines &idle = idleCommandLines();
+  std::lock_guard<std::mutex> lock(idle.mutex);
   try {
-    idleCommandLines().push_back(std::move(commandLine));
+    idle.lines.push_back(std::move(commandLine));
   } catch (const std::bad_alloc &) {
     // Not kept: the next run builds another.
   }
