@@ -28,7 +28,7 @@ from torch._inductor.codegen import common as codegen_common
 from torch._inductor.codegen import wrapper as W
 from torch._inductor.virtualized import V
 
-from . import graphjson, native
+from . import graphjson, lines, native
 
 FORMAT = "wirc.graph"
 VERSION = 1
@@ -149,6 +149,37 @@ class _CondEnd(W.WrapperLine):
         pass
 
 
+# The grid types wirc computes itself (docs/graph-format.md); the launcher
+# computes any other from Inductor's metadata, which the exporter evaluates.
+_WIRC_GRID_TYPES = ("Grid1D", "Grid2D", "Grid3D", "Grid2DWithYZOverflow",
+                    "CooperativeReductionGrid", "SplitScanGrid", "FixedGrid",
+                    "PrecomputedGrid", "BatchMatmulGrid3D")
+
+
+def _static_grid(kernel: str, inductor_meta: dict, cfg: Any) -> list:
+    """The launch grid Inductor's launcher computes for `cfg`, when it is
+    the same for every launch (no size parameter in it)."""
+    from torch._inductor.runtime.triton_heuristics import GridExpr
+    grid_type = inductor_meta.get("grid_type")
+    try:
+        grid = GridExpr.from_meta(inductor_meta, cfg, mode="python")
+    except Exception as e:  # noqa: BLE001 - an unknown or malformed grid type
+        raise ExportError(f"kernel {kernel}: grid type {grid_type} cannot be "
+                          f"evaluated: {e}") from e
+    dims = []
+    for dim in (grid.x_grid, grid.y_grid, grid.z_grid):
+        if isinstance(dim, str):
+            try:
+                dim = lines.constant_int(dim)
+            except ValueError as e:
+                raise ExportError(f"kernel {kernel}: its {grid_type} grid depends on "
+                                  f"sizes passed at launch ({dim}); not exported yet") from e
+        if grid.prefix or not isinstance(dim, int) or isinstance(dim, bool):
+            raise ExportError(f"kernel {kernel}: its {grid_type} grid is not a constant")
+        dims.append(dim)
+    return dims
+
+
 class _GraphConverter:
     """Converts one wrapper's lines into a graph document."""
 
@@ -164,7 +195,7 @@ class _GraphConverter:
         self.tuners: dict[str, Any] = {}
         self.nodes: list[dict] = []
         self.mutated: set[str] = set()
-        self.pending_reuse: dict[str, str] = {}
+        self.reuses = lines.InPlaceReuses()
         self.subgraphs = subgraphs if subgraphs is not None else {}
         self.used_subgraphs: list[str] = []
         self.skipping = False
@@ -312,13 +343,20 @@ class _GraphConverter:
             if self.artifacts:
                 config["artifacts"] = self.kernel_artifacts(tuner, index)
             configs.append(config)
+        grid_type = tuner.inductor_meta.get("grid_type", "Grid1D")
+        if grid_type not in _WIRC_GRID_TYPES:
+            # Inductor's own grid for each config (combo kernels' grids add
+            # up their sub-kernels'), as a precomputed grid.
+            for config, cfg in zip(configs, candidates):
+                config["grid"] = _static_grid(name, tuner.inductor_meta, cfg)
+            grid_type = "PrecomputedGrid"
         self.kernels[name] = {
             "name": name,
             **({"entry": entry} if entry != name else {}),
             "language": "triton",
             "source": _strip_paths(source),
             "signature": signature,
-            "grid_type": tuner.inductor_meta.get("grid_type", "Grid1D"),
+            "grid_type": grid_type,
             "configs": configs,
         }
 
@@ -398,9 +436,11 @@ class _GraphConverter:
             if role in ("input", "output", "in_out"):
                 ref = self.tensor_ref(raw)
                 arg = {"role": role, "name": param, **ref}
-                if role == "in_out" and ref.get("buffer") in self.pending_reuse:
+                storage = self.reuses.take(ref["buffer"]) \
+                    if role == "in_out" and "buffer" in ref else None
+                if storage is not None:
                     arg["result"] = ref["buffer"]
-                    arg["buffer"] = self.pending_reuse.pop(ref["buffer"])
+                    arg["buffer"] = storage
                 if role != "input":
                     self.mutated.add(arg.get("buffer") or arg["view"]["base"])
                 args.append(arg)
@@ -569,9 +609,9 @@ class _GraphConverter:
     def convert(self) -> dict:
         for line in self.wrapper.lines:
             self.line(line)
-        if self.pending_reuse:
+        if self.reuses.waiting():
             raise ExportError("an in-place reuse is not followed by a kernel using it: "
-                              f"{sorted(self.pending_reuse)}")
+                              f"{self.reuses.waiting()}")
         return self.document()
 
     def cond(self, conditional: Any) -> None:
@@ -633,7 +673,9 @@ class _GraphConverter:
             old, new = line.node.get_name(), line.reused_as.get_name()
             self.note_buffer(old)
             self.note_buffer(new)
-            self.pending_reuse[new] = old
+            dropped = self.reuses.reuse(old, new, self.nodes)
+            if dropped is not None:
+                self.buffers.pop(dropped, None)
         elif kind == "ReinterpretLine":
             self.note_buffer(line.reused_as.get_name())
         elif kind == "ExternKernelOutLine":
@@ -841,10 +883,10 @@ class WircExportWrapperCodegen(W.PythonWrapperCodegen):
         start = time.perf_counter()
         result = super()._generate(is_inference)
         if exporter is not None:
-            lines = str(getattr(result[0], "value", result[0])).count("\n")
+            line_count = str(getattr(result[0], "value", result[0])).count("\n")
             exporter.timings.append({"graph": os.path.basename(path),
                                      "inductor_generate_s": time.perf_counter() - start,
-                                     "inductor_wrapper_lines": lines})
+                                     "inductor_wrapper_lines": line_count})
         if exporter is not None and exporter.replace:
             code = exporter.emitted(path)
             first = result[0]

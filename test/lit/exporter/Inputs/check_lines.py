@@ -1,0 +1,54 @@
+"""check_lines.py EXPORTER: the exporter's torch-free line logic
+(wirc_export.lines) on the cases real programs produce. Prints one line per
+check; a wrong result prints FAIL."""
+import sys
+
+sys.path.insert(0, sys.argv[1])
+from wirc_export import lines  # noqa: E402  (needs no torch)
+
+
+def check(what, got, expected):
+    print(f"{'ok' if got == expected else 'FAIL'}: {what}: {got!r}"
+          + ("" if got == expected else f", expected {expected!r}"))
+
+
+# One reuse, taken by the kernel that updates the storage in place.
+r = lines.InPlaceReuses()
+check("single reuse", r.reuse("buf0", "buf1", []), None)
+check("single take", r.take("buf1"), "buf0")
+check("single done", r.waiting(), [])
+
+# A chain with only a comment between (a fused node's buffer handed on, as
+# an upsample and a batch-norm backward produce): the kernel updates buf0.
+r = lines.InPlaceReuses()
+nodes = [{"op": "kernel_call"}]
+r.reuse("buf0", "buf1", nodes)
+nodes.append({"op": "comment", "text": "fused"})
+check("chain drops", r.reuse("buf1", "buf2", nodes), "buf1")
+check("chain middle gone", r.take("buf1"), None)
+check("chain take", r.take("buf2"), "buf0")
+check("chain done", r.waiting(), [])
+
+# Something other than a comment between the two: not a hand-over.
+r = lines.InPlaceReuses()
+nodes = []
+r.reuse("buf0", "buf1", nodes)
+nodes.append({"op": "kernel_call"})
+check("used between", r.reuse("buf1", "buf2", nodes), None)
+check("used between waits", r.waiting(), ["buf1", "buf2"])
+check("used between take", r.take("buf2"), "buf1")
+
+# Unrelated names are not reuses.
+check("not a reuse", lines.InPlaceReuses().take("buf7"), None)
+
+# Launch grids as launchers spell them: constants only.
+for text, value in [("4", 4), ("(4) * 3", 12), ("-((128) // -(1024))", 1),
+                    ("1 + 1 + 2 + 4", 8), ("max(3, 7) - min(2, 5)", 5)]:
+    check(f"grid {text}", lines.constant_int(text), value)
+for text in ["xnumel_0 + 1", "-((xnumel) // -(XBLOCK))", "__import__('os').getpid()",
+             "1 / 2", "2 ** 8", "max(a, 1)", "(1).real", "1 // 0", "", "[1]"]:
+    try:
+        lines.constant_int(text)
+        check(f"grid {text!r} rejected", "accepted", "rejected")
+    except ValueError:
+        check(f"grid {text!r} rejected", "rejected", "rejected")

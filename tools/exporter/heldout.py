@@ -1,0 +1,238 @@
+"""Programs kept out of wirc's corpus, to check that the exporter and wirc
+are general rather than fitted to the corpus.
+
+None of these graphs is committed or used to tune wirc: they are run only by
+`validate.py --programs heldout` on a GPU machine, and what they find is fixed
+in general, with a test of its own. They are the kind of program users bring:
+common model blocks, training steps with optimizers and batch statistics,
+mixed precision, random numbers, autotuned matmul templates and CUDA graphs.
+
+Entries take the keys of corpus.py's, and two more: "mode" (torch.compile's
+mode) and "rng" (the program draws random numbers: its outputs are compared
+with Inductor's compiled function, which draws the same ones, not with eager).
+"""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+CUDA = "cuda"
+PROGRAMS = {}
+
+
+def program(name, *, dynamic=False, training=False, mode=None, rng=False):
+    def register(build):
+        PROGRAMS[name] = {"build": build, "dynamic": dynamic, "training": training,
+                          "mode": mode, "rng": rng}
+        return build
+    return register
+
+
+def randn(*shape, **kw):
+    return torch.randn(*shape, device=CUDA, **kw)
+
+
+@program("resnet_block")
+def resnet_block():
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(16, 16, 3, padding=1, bias=False)
+            self.bn1 = nn.BatchNorm2d(16)
+            self.conv2 = nn.Conv2d(16, 16, 3, padding=1, bias=False)
+            self.bn2 = nn.BatchNorm2d(16)
+            self.fc = nn.Linear(16, 10)
+
+        def forward(self, x):
+            y = F.relu(self.bn1(self.conv1(x)))
+            y = F.relu(self.bn2(self.conv2(y)) + x)
+            return self.fc(torch.flatten(F.adaptive_avg_pool2d(y, 1), 1))
+    model = Block().to(CUDA).eval()
+    return model, (randn(2, 16, 12, 12),)
+
+
+@program("cnn_training", training=True)
+def cnn_training():
+    # Batch statistics in training mode: the running mean and variance are
+    # buffers the graph mutates.
+    model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU(),
+                          nn.MaxPool2d(2), nn.Flatten(), nn.Linear(8 * 7 * 7, 5)).to(CUDA)
+    model.train()
+
+    def fn(x, labels):
+        # Every call starts from the same statistics (eager and compiled
+        # runs share the module).
+        model[1].reset_running_stats()
+        model.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(model(x), labels)
+        loss.backward()
+        return loss.detach(), model[0].weight.grad.clone(), model[1].running_mean.clone()
+    return fn, (randn(4, 3, 16, 16), torch.randint(0, 5, (4,), device=CUDA))
+
+
+@program("gpt_block")
+def gpt_block():
+    class Block(nn.Module):
+        def __init__(self, dim=64, heads=4):
+            super().__init__()
+            self.heads = heads
+            self.ln1 = nn.LayerNorm(dim)
+            self.qkv = nn.Linear(dim, 3 * dim)
+            self.proj = nn.Linear(dim, dim)
+            self.ln2 = nn.LayerNorm(dim)
+            self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(approximate="tanh"),
+                                     nn.Linear(4 * dim, dim))
+
+        def forward(self, x):
+            b, t, c = x.shape
+            q, k, v = self.qkv(self.ln1(x)).split(c, dim=2)
+            q, k, v = (z.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+                       for z in (q, k, v))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + self.proj(y.transpose(1, 2).contiguous().view(b, t, c))
+            return x + self.mlp(self.ln2(x))
+    model = Block().to(CUDA).eval()
+    return model, (randn(2, 32, 64),)
+
+
+@program("dropout_train", rng=True)
+def dropout_train():
+    def fn(x):
+        return F.dropout(torch.tanh(x) * 2, p=0.25, training=True).sum(0)
+    return fn, (randn(64, 128),)
+
+
+@program("embedding_ce", training=True)
+def embedding_ce():
+    emb = nn.Embedding(100, 32).to(CUDA)
+    head = nn.Linear(32, 100).to(CUDA)
+
+    def fn(tokens, targets):
+        emb.zero_grad(set_to_none=True)
+        head.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(head(emb(tokens)).flatten(0, 1), targets.flatten())
+        loss.backward()
+        return loss.detach(), emb.weight.grad.clone()
+    return fn, (torch.randint(0, 100, (4, 12), device=CUDA),
+                torch.randint(0, 100, (4, 12), device=CUDA))
+
+
+@program("autocast_bf16")
+def autocast_bf16():
+    model = nn.Sequential(nn.Linear(64, 256), nn.GELU(), nn.Linear(256, 64)).to(CUDA)
+
+    def fn(x):
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            y = model(x)
+        return y.float().softmax(-1)
+    return fn, (randn(32, 64),)
+
+
+@program("group_norm_silu")
+def group_norm_silu():
+    model = nn.Sequential(nn.GroupNorm(4, 16), nn.SiLU(), nn.Conv2d(16, 16, 1)).to(CUDA).eval()
+    return model, (randn(2, 16, 8, 8),)
+
+
+@program("upsample_pool")
+def upsample_pool():
+    def fn(x):
+        y = F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False)
+        return F.max_pool2d(y, 3, stride=2, padding=1) + F.avg_pool2d(y, 2)
+    return fn, (randn(2, 4, 9, 9),)
+
+
+@program("sort_gather")
+def sort_gather():
+    def fn(x, y):
+        order = torch.argsort(x, dim=-1, descending=True)
+        picked = torch.gather(y, -1, order)
+        masked = picked.masked_fill(picked < 0, float("-inf"))
+        return torch.softmax(masked.cumsum(-1).clamp(max=50.0), -1), order[:, :3]
+    return fn, (randn(6, 40), randn(6, 40).abs() + 0.1)
+
+
+@program("inplace_views")
+def inplace_views():
+    def fn(x, idx, src):
+        x[:, :2].mul_(2)
+        x.index_add_(0, idx, src)
+        x.t()[1].clamp_(min=-0.5)
+        return x.sum(1)
+    return fn, (randn(10, 6), torch.tensor([1, 3, 3, 7], device=CUDA), randn(4, 6))
+
+
+@program("dynamic_attention", dynamic=True)
+def dynamic_attention():
+    def fn(q, k, v, bias):
+        scores = (q @ k.transpose(-1, -2)) * 0.125 + bias
+        return torch.softmax(scores, -1) @ v + F.scaled_dot_product_attention(q, k, v)
+    return fn, (randn(2, 4, 24, 16), randn(2, 4, 24, 16), randn(2, 4, 24, 16), randn(24, 24))
+
+
+@program("reductions_where")
+def reductions_where():
+    def fn(x, y):
+        z = torch.where(x > 0, x, y * 0.5)
+        values, indices = torch.max(z, dim=1)
+        return torch.logsumexp(z, -1) + values, indices, z.abs().amin(0), torch.var_mean(z, 1)[0]
+    return fn, (randn(16, 33), randn(16, 33))
+
+
+@program("autotuned_mm", mode="max-autotune-no-cudagraphs")
+def autotuned_mm():
+    def fn(x, w, b):
+        return torch.relu(x @ w + b) * 2
+    return fn, (randn(64, 128), randn(128, 96), randn(96))
+
+
+@program("cudagraphs_mlp", mode="reduce-overhead")
+def cudagraphs_mlp():
+    model = nn.Sequential(nn.Linear(32, 64), nn.SiLU(), nn.Linear(64, 8)).to(CUDA).eval()
+
+    def fn(x):
+        with torch.no_grad():
+            return model(x).clone()
+    return fn, (randn(16, 32),)
+
+
+@program("foreach_adam")
+def foreach_adam():
+    # The update an optimizer's step makes, over lists of parameters: the
+    # foreach kernels Inductor generates for compiled optimizers.
+    def fn(params, grads, exp_avg, exp_avg_sq):
+        torch._foreach_mul_(exp_avg, 0.9)
+        torch._foreach_add_(exp_avg, grads, alpha=0.1)
+        torch._foreach_mul_(exp_avg_sq, 0.999)
+        torch._foreach_addcmul_(exp_avg_sq, grads, grads, value=0.001)
+        denom = torch._foreach_add(torch._foreach_sqrt(exp_avg_sq), 1e-8)
+        torch._foreach_addcdiv_(params, exp_avg, denom, value=-0.01)
+        return [p.sum() for p in params]
+    shapes = [(16, 8), (8,), (8, 4), (4,)]
+    return fn, ([randn(*s) for s in shapes], [randn(*s) for s in shapes],
+                [torch.zeros(*s, device=CUDA) for s in shapes],
+                [torch.zeros(*s, device=CUDA) for s in shapes])
+
+
+@program("multihead_attention")
+def multihead_attention():
+    mha = nn.MultiheadAttention(64, 4, batch_first=True).to(CUDA).eval()
+
+    def fn(x, key_padding_mask):
+        with torch.no_grad():
+            return mha(x, x, x, key_padding_mask=key_padding_mask, need_weights=False)[0]
+    mask = torch.zeros(2, 10, dtype=torch.bool, device=CUDA)
+    mask[1, 7:] = True
+    return fn, (randn(2, 10, 64), mask)
+
+
+@program("gru_unrolled")
+def gru_unrolled():
+    cell = nn.GRUCell(16, 32).to(CUDA)
+
+    def fn(xs, h):
+        with torch.no_grad():
+            for t in range(xs.shape[0]):
+                h = cell(xs[t], h)
+        return h
+    return fn, (randn(6, 4, 16), randn(4, 32))

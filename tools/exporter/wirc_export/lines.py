@@ -1,0 +1,82 @@
+"""What the exporter works out from wrapper lines without torch: in-place
+reuses waiting for their kernel, and launch grids that are constants.
+
+Kept apart from export.py, which needs torch, so that it is tested on
+machines without it (test/lit/exporter).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+
+class InPlaceReuses:
+    """Inductor's in-place reuses (`buf1 = buf0; del buf0  # reuse`), each
+    waiting for the kernel that updates the storage in place and defines the
+    new name (an `in_out` argument with a `result`).
+
+    A reuse of a name that is itself waiting, with nothing but comments
+    between the two (a fused node's buffer, handed on: buf0 -> buf1 ->
+    buf2), hands the storage on: the kernel then updates buf0 and defines
+    buf2, and buf1 never exists.
+    """
+
+    def __init__(self) -> None:
+        self._storage: dict[str, str] = {}  # new name -> the storage's name
+        self._made_at: dict[str, int] = {}  # new name -> node count then
+
+    def reuse(self, old: str, new: str, nodes: list) -> Optional[str]:
+        """Records `new = old`, made when the graph had `nodes`; returns the
+        name that was handed on and no longer exists, if any."""
+        dropped = None
+        if old in self._storage and all(node.get("op") == "comment"
+                                        for node in nodes[self._made_at[old]:]):
+            dropped = old
+            old = self._storage.pop(old)
+            del self._made_at[dropped]
+        self._storage[new] = old
+        self._made_at[new] = len(nodes)
+        return dropped
+
+    def take(self, name: str) -> Optional[str]:
+        """For a kernel updating `name` in place: the storage's name, if
+        `name` is a reuse waiting for it (which is then done)."""
+        self._made_at.pop(name, None)
+        return self._storage.pop(name, None)
+
+    def waiting(self) -> list:
+        """The reuses no kernel has taken, by name."""
+        return sorted(self._storage)
+
+
+_INT_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+            ast.Mult: lambda a, b: a * b, ast.FloorDiv: lambda a, b: a // b}
+
+
+def constant_int(text: str) -> int:
+    """The value of `text`, integer arithmetic (+ - * //, unary minus, max,
+    min) over literals, as a launcher's grid expression spells it; ValueError
+    for anything else, a name or a call included. Never evaluates code."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError as e:
+        raise ValueError(text) from e
+    return _evaluate(tree.body)
+
+
+def _evaluate(node: ast.AST) -> int:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_evaluate(node.operand)
+    if isinstance(node, ast.BinOp) and type(node.op) in _INT_OPS:
+        right = _evaluate(node.right)
+        if isinstance(node.op, ast.FloorDiv) and right == 0:
+            raise ValueError("division by zero")
+        return _INT_OPS[type(node.op)](_evaluate(node.left), right)
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and
+            node.func.id in ("max", "min") and node.args and not node.keywords):
+        values = [_evaluate(arg) for arg in node.args]
+        return max(values) if node.func.id == "max" else min(values)
+    raise ValueError(ast.dump(node)[:80])
