@@ -39,10 +39,11 @@ constexpr std::array<DTypeInfo, 17> kDTypes = {{
     {DType::Float8E5M2, "float8_e5m2", 1},
 }};
 
-constexpr std::array<std::string_view, 9> kGridTypes = {
+constexpr std::array<std::string_view, 11> kGridTypes = {
     "Grid1D",       "Grid2D",          "Grid3D",
     "Grid2DWithYZOverflow", "CooperativeReductionGrid", "SplitScanGrid",
-    "FixedGrid",    "PrecomputedGrid", "BatchMatmulGrid3D"};
+    "FixedGrid",    "PrecomputedGrid", "BatchMatmulGrid3D",
+    "SequentialComboKernelGrid", "RoundRobinComboKernelGrid"};
 } // namespace
 
 std::string_view dtypeName(DType dtype) { return kDTypes[static_cast<size_t>(dtype)].name; }

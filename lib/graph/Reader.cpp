@@ -254,6 +254,29 @@ template <typename... Keys> consteval auto keySet(Keys... names) {
   return set;
 }
 
+/// Sub-kernels a combo grid may have; launches name their numels by index.
+constexpr size_t kMaxComboParts = 4096;
+
+/// If \p name is a combo kernel's per-sub-kernel numel (`xnumel_3`), its
+/// dimension ('x' or 'y') and sub-kernel, spelled canonically.
+std::optional<std::pair<char, size_t>> comboNumelPart(std::string_view name) {
+  if (name.size() < 8 || name.size() > 11 || name.substr(1, 6) != "numel_" ||
+      (name[0] != 'x' && name[0] != 'y'))
+    return std::nullopt;
+  std::string_view digits = name.substr(7);
+  if (digits.size() > 1 && digits[0] == '0')
+    return std::nullopt;
+  size_t index = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9')
+      return std::nullopt;
+    index = index * 10 + static_cast<size_t>(c - '0');
+  }
+  if (index >= kMaxComboParts)
+    return std::nullopt;
+  return std::pair{name[0], index};
+}
+
 /// Member names of the objects a graph has many of.
 constexpr auto kViewKeys = keySet("base", "size", "stride", "offset");
 constexpr auto kArgKeys = keySet("role", "name", "buffer", "view", "result", "was", "value");
@@ -912,6 +935,7 @@ private:
   void readKernels(const Json &root);
   std::optional<Kernel> readKernel(const Json &value, const Ptr &pointer,
                                    std::string_view &nameText);
+  std::optional<ComboGrid> readComboGrid(const Json &value, const Ptr &pointer);
   std::optional<KernelConfig> readConfig(const Json &value, const Ptr &pointer,
                                          GridType gridType);
   bool readGraph(const Json &object, const Ptr &pointer, Graph &graph, bool topLevel);
@@ -1152,7 +1176,7 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const Ptr &pointer,
                                          std::string_view &nameText) {
   if (!expectObject(value, pointer,
                     {"name", "entry", "language", "source", "signature", "placeholders",
-                     "grid_type", "configs"},
+                     "grid_type", "combo_grid", "configs"},
                     "a kernel"))
     return std::nullopt;
   Kernel kernel;
@@ -1239,10 +1263,26 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const Ptr &pointer,
       error(pointer + "/grid_type",
                  fmt::format("unknown grid type '{}'; expected Grid1D, Grid2D, Grid3D, "
                              "Grid2DWithYZOverflow, CooperativeReductionGrid, SplitScanGrid, "
-                             "FixedGrid, PrecomputedGrid or BatchMatmulGrid3D",
+                             "FixedGrid, PrecomputedGrid, BatchMatmulGrid3D, "
+                             "SequentialComboKernelGrid or RoundRobinComboKernelGrid",
                              printable(*g)));
       ok = false;
     }
+  }
+  if (std::optional<Json> combo = field(value, pointer, "combo_grid", false, "a kernel")) {
+    if (!ComboGrid::isCombo(kernel.gridType)) {
+      error(pointer + "/combo_grid", "a kernel carries a combo_grid only with grid_type "
+                                     "SequentialComboKernelGrid or RoundRobinComboKernelGrid");
+      ok = false;
+    } else if (auto c = readComboGrid(*combo, pointer + "/combo_grid")) {
+      kernel.combo = std::move(*c);
+    } else {
+      ok = false;
+    }
+  } else if (ComboGrid::isCombo(kernel.gridType)) {
+    error(pointer, fmt::format("missing field 'combo_grid' in a {} kernel",
+                               gridTypeName(kernel.gridType)));
+    ok = false;
   }
   if (std::optional<Json> configs = field(value, pointer, "configs", false, "a kernel")) {
     Ptr cp = pointer + "/configs";
@@ -1267,6 +1307,85 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const Ptr &pointer,
   if (!ok)
     return std::nullopt;
   return kernel;
+}
+
+std::optional<ComboGrid> Reader::readComboGrid(const Json &value, const Ptr &pointer) {
+  if (!expectObject(value, pointer, {"kernels", "min_blocks", "default_config"}, "a combo grid"))
+    return std::nullopt;
+  ComboGrid combo;
+  bool ok = true;
+  std::optional<Json> parts = field(value, pointer, "kernels", true, "a combo grid");
+  if (!parts)
+    return std::nullopt;
+  const Ptr pp = pointer + "/kernels";
+  if (!expectType(*parts, pp, Json::value_t::array, "an array of sub-kernels"))
+    return std::nullopt;
+  if (parts->size() == 0 || parts->size() > kMaxComboParts) {
+    error(pp, fmt::format("a combo grid has {} sub-kernels; expected 1 to {}", parts->size(),
+                          kMaxComboParts));
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < parts->size(); ++i) {
+    const Ptr ip = child(pp, i);
+    Json part = (*parts)[i];
+    if (!expectObject(part, ip, {"xnumel", "ynumel", "no_x_dim"}, "a sub-kernel")) {
+      ok = false;
+      continue;
+    }
+    ComboGrid::Part &out = combo.parts.emplace_back();
+    // A numel is a non-negative expression, or null where each launch passes it.
+    auto numel = [&](const char *key, std::optional<sym::Expr> &into, bool *present) {
+      std::optional<Json> n = field(part, ip, key, present == nullptr, "a sub-kernel");
+      if (present)
+        *present = n.has_value();
+      if (!n || n->is_null())
+        return;
+      if (auto e = getExpr(*n, child(ip, key), "numel", true))
+        into = std::move(*e);
+      else
+        ok = false;
+    };
+    numel("xnumel", out.xnumel, nullptr);
+    numel("ynumel", out.ynumel, &out.hasY);
+    if (std::optional<Json> noX = field(part, ip, "no_x_dim", false, "a sub-kernel")) {
+      if (expectType(*noX, ip + "/no_x_dim", Json::value_t::boolean, "a boolean"))
+        out.noXDim = noX->get<bool>();
+      else
+        ok = false;
+    }
+  }
+  if (std::optional<Json> minBlocks = field(value, pointer, "min_blocks", false, "a combo grid")) {
+    if (auto m = getInt(*minBlocks, pointer + "/min_blocks", 0,
+                        std::numeric_limits<int32_t>::max(), "min_blocks"))
+      combo.minBlocks = *m;
+    else
+      ok = false;
+  }
+  if (std::optional<Json> defaults =
+          field(value, pointer, "default_config", false, "a combo grid")) {
+    const Ptr dp = pointer + "/default_config";
+    if (expectType(*defaults, dp, Json::value_t::object, "an object of block sizes")) {
+      for (size_t m = 0; m < defaults->size(); ++m) {
+        json::Member item = defaults->member(m);
+        const Ptr ip = child(dp, item.key());
+        if (auto why = checkIdentifier(item.key())) {
+          error(ip, fmt::format("config parameter name '{}' {}", printable(item.key()), *why));
+          ok = false;
+          continue;
+        }
+        if (auto v = getInt(item.value(), ip, 1, std::numeric_limits<int32_t>::max(),
+                            "block size"))
+          combo.defaultConfig.emplace_back(std::string(item.key()), *v);
+        else
+          ok = false;
+      }
+    } else {
+      ok = false;
+    }
+  }
+  if (!ok)
+    return std::nullopt;
+  return combo;
 }
 
 std::optional<KernelConfig> Reader::readConfig(const Json &value, const Ptr &pointer,
@@ -1999,9 +2118,11 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
           json::Member item = numels->member(m);
           Ptr ip = child(np, item.key());
           if (std::find(std::begin(kNumels), std::end(kNumels), item.key()) ==
-              std::end(kNumels)) {
+                  std::end(kNumels) &&
+              !comboNumelPart(item.key())) {
             error(ip, fmt::format("unknown numel '{}'; expected xnumel, ynumel, znumel, "
-                                       "r0_numel or r1_numel",
+                                       "r0_numel, r1_numel, or xnumel_N, ynumel_N (a combo "
+                                       "kernel's N-th sub-kernel)",
                                        printable(item.key())));
             ok = false;
             continue;
@@ -2924,6 +3045,37 @@ void Reader::checkGraph(Graph &graph) {
         if (kernel->gridType != GridType::FixedGrid && call->grid)
           error(p + "/grid", "a call carries a grid only for kernels with grid_type "
                                   "FixedGrid");
+      }
+      // A sub-kernel's numel is passed only where its combo kernel leaves it
+      // to the launch (null in combo_grid).
+      for (const auto &[numel, value] : call->numels) {
+        auto part = comboNumelPart(numel);
+        if (!part)
+          continue;
+        const ComboGrid *combo = kernel->combo ? &*kernel->combo : nullptr;
+        const ComboGrid::Part *sub =
+            combo && part->second < combo->parts.size() ? &combo->parts[part->second] : nullptr;
+        const char dim = part->first;
+        const bool exists = sub && (dim == 'x' || sub->hasY);
+        const bool fixed = exists && (dim == 'x' ? sub->xnumel : sub->ynumel).has_value();
+        const Ptr numels = p + "/numels";
+        if (!combo)
+          error(child(numels, numel),
+                fmt::format("numel '{}' is for combo kernels; kernel '{}' has grid type {}",
+                            numel, kernel->name, gridTypeName(kernel->gridType)));
+        else if (!sub)
+          error(child(numels, numel),
+                fmt::format("numel '{}' names sub-kernel {}; combo kernel '{}' has {}", numel,
+                            part->second, kernel->name, combo->parts.size()));
+        else if (!exists)
+          error(child(numels, numel),
+                fmt::format("sub-kernel {} of combo kernel '{}' has no {} dimension",
+                            part->second, kernel->name, dim));
+        else if (fixed)
+          error(child(numels, numel),
+                fmt::format("combo kernel '{}' fixes its sub-kernel {}'s {}numel; a launch "
+                            "does not pass '{}'",
+                            kernel->name, part->second, dim, numel));
       }
       // A handful of numels: compare pairs rather than build a set per call.
       for (size_t i = 0; i < call->numels.size(); ++i)

@@ -59,6 +59,60 @@ private:
     return sym::Expr(1);
   }
 
+  /// A combo kernel's grid: x covers every sub-kernel (each after the other,
+  /// or interleaved as many times as there are sub-kernels), y the largest
+  /// sub-kernel's, split over z past 65535 blocks as Grid2DWithYZOverflow
+  /// splits it. The combo grid's default config supplies the block sizes the
+  /// config leaves out.
+  template <typename Block> Grid foldCombo(Block &block) {
+    if (!kernel.combo)
+      throw InternalError("combo grid kernel without its sub-kernels after validation");
+    const graph::ComboGrid &combo = *kernel.combo;
+    auto blockOrDefault = [&](std::string_view name) -> std::optional<int64_t> {
+      if (auto b = block(name))
+        return b;
+      for (const auto &[key, value] : combo.defaultConfig)
+        if (key == name)
+          return value;
+      return std::nullopt;
+    };
+    auto partNumel = [&](const std::optional<sym::Expr> &fixed, char dim, size_t part) {
+      return fixed ? *fixed : requireNumel(fmt::format("{}numel_{}", dim, part));
+    };
+    const std::optional<int64_t> xblock = blockOrDefault("XBLOCK");
+    std::vector<sym::Expr> xs, ys;
+    for (size_t i = 0; i < combo.parts.size(); ++i) {
+      const graph::ComboGrid::Part &part = combo.parts[i];
+      xs.push_back(partNumel(part.xnumel, 'x', i));
+      if (part.hasY)
+        ys.push_back(partNumel(part.ynumel, 'y', i));
+    }
+    // Sub-kernels without an x dimension take one block per element.
+    Grid grid{sym::Expr(1), sym::Expr(1), sym::Expr(1)};
+    if (kernel.gridType == graph::GridType::SequentialComboKernelGrid) {
+      sym::Expr x(0);
+      for (size_t i = 0; i < xs.size(); ++i)
+        x = x + (combo.parts[i].noXDim ? xs[i] : ceilDivBy(xs[i], xblock));
+      grid[0] = x;
+    } else {
+      std::vector<sym::Expr> candidates, spread;
+      for (size_t i = 0; i < xs.size(); ++i)
+        (combo.parts[i].noXDim ? candidates : spread).push_back(xs[i]);
+      if (!spread.empty())
+        candidates.push_back(ceilDivBy(sym::max(spread), xblock));
+      grid[0] = sym::max(candidates) * sym::Expr(static_cast<int64_t>(xs.size()));
+    }
+    if (combo.minBlocks > 0)
+      grid[0] = sym::max(grid[0], sym::Expr(combo.minBlocks));
+    if (!ys.empty()) {
+      sym::Expr yBlocks = ceilDivBy(sym::max(ys), blockOrDefault("YBLOCK"));
+      sym::Expr zSlices = sym::ceilDiv(yBlocks, sym::Expr(kMaxGridYZ));
+      grid[1] = sym::ceilDiv(yBlocks, sym::max(zSlices, sym::Expr(1)));
+      grid[2] = zSlices;
+    }
+    return grid;
+  }
+
   static sym::Expr ceilDivBy(const sym::Expr &n, std::optional<int64_t> block) {
     if (!block || *block == 1)
       return n;
@@ -141,6 +195,10 @@ std::optional<Grid> GridFolder::fold(const graph::KernelConfig &config, size_t c
     if (!config.grid)
       throw InternalError("PrecomputedGrid config without a grid after validation");
     grid = Grid{(*config.grid)[0], (*config.grid)[1], (*config.grid)[2]};
+    break;
+  case graph::GridType::SequentialComboKernelGrid:
+  case graph::GridType::RoundRobinComboKernelGrid:
+    grid = foldCombo(block);
     break;
   }
   if (!ok)

@@ -236,3 +236,144 @@ def gru_unrolled():
                 h = cell(xs[t], h)
         return h
     return fn, (randn(6, 4, 16), randn(4, 32))
+
+
+@program("dynamic_layernorm_mlp", dynamic=True)
+def dynamic_layernorm_mlp():
+    model = nn.Sequential(nn.LayerNorm(48), nn.Linear(48, 96), nn.ReLU(),
+                          nn.Linear(96, 48)).to(CUDA).eval()
+
+    def fn(x):
+        with torch.no_grad():
+            return model(x).softmax(-1)
+    return fn, (randn(3, 19, 48),)
+
+
+@program("dynamic_foreach", dynamic=True)
+def dynamic_foreach():
+    def fn(xs, ys):
+        torch._foreach_add_(xs, ys, alpha=0.5)
+        return torch._foreach_mul(xs, 2.0)
+    return fn, ([randn(13), randn(7, 5)], [randn(13), randn(7, 5)])
+
+
+@program("conv_transpose_shuffle")
+def conv_transpose_shuffle():
+    model = nn.Sequential(nn.ConvTranspose2d(8, 16, 2, stride=2), nn.PixelShuffle(2),
+                          nn.Hardswish()).to(CUDA).eval()
+    return model, (randn(2, 8, 5, 5),)
+
+
+@program("masked_mean")
+def masked_mean():
+    def fn(x, mask):
+        total = x.masked_fill(~mask.unsqueeze(-1), 0.0).sum(1)
+        return total / mask.sum(1, keepdim=True).clamp(min=1)
+    mask = torch.rand(4, 9, device=CUDA) > 0.3
+    return fn, (randn(4, 9, 16), mask)
+
+
+@program("scatter_add_select")
+def scatter_add_select():
+    def fn(src, idx, table):
+        out = torch.zeros(10, src.shape[1], device=src.device).scatter_add_(
+            0, idx.unsqueeze(1).expand(-1, src.shape[1]), src)
+        return out + torch.index_select(table, 0, idx % 5).sum()
+    return fn, (randn(12, 6), torch.randint(0, 10, (12,), device=CUDA), randn(5, 3))
+
+
+@program("long_row_softmax")
+def long_row_softmax():
+    def fn(x):
+        return torch.softmax(x, -1) * x.amax(-1, keepdim=True)
+    return fn, (randn(3, 10000),)
+
+
+@program("permute_tiled")
+def permute_tiled():
+    def fn(x):
+        return x.permute(0, 2, 1).contiguous() + 1, x.transpose(1, 2).sum(0)
+    return fn, (randn(4, 65, 130),)
+
+
+@program("int_arith")
+def int_arith():
+    def fn(a, b):
+        return (a // 3) ^ (b & 7), torch.remainder(a, 5) == b % 5, (a * b).max()
+    return fn, (torch.randint(-50, 50, (64,), device=CUDA),
+                torch.randint(1, 50, (64,), device=CUDA))
+
+
+@program("output_views")
+def output_views():
+    def fn(x):
+        y = x * 2
+        return x[1:], y.view(4, -1), x.as_strided((3, 2), (2, 1), 2), y
+    return fn, (randn(4, 6),)
+
+
+@program("layernorm_training", training=True)
+def layernorm_training():
+    norm = nn.LayerNorm(40).to(CUDA)
+
+    def fn(x):
+        norm.zero_grad(set_to_none=True)
+        out = norm(x)
+        (out * out).mean().backward()
+        return out.detach(), norm.weight.grad.clone(), norm.bias.grad.clone()
+    return fn, (randn(6, 40),)
+
+
+@program("cumprod_flip_roll")
+def cumprod_flip_roll():
+    def fn(x):
+        return torch.cumprod(x.flip(-1) * 0.5 + 1, -1), torch.roll(x, 3, 1)
+    return fn, (randn(5, 33),)
+
+
+@program("broadcast_matmul")
+def broadcast_matmul():
+    def fn(a, b):
+        return torch.matmul(a, b).relu()
+    return fn, (randn(2, 3, 8, 16), randn(3, 16, 4))
+
+
+@program("half_model")
+def half_model():
+    model = nn.Sequential(nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 8)).to(CUDA).half().eval()
+
+    def fn(x):
+        with torch.no_grad():
+            return model(x)
+    return fn, (randn(16, 32).half(),)
+
+
+@program("closure_constants")
+def closure_constants():
+    scale = torch.linspace(0.5, 2.0, 24, device=CUDA)
+    table = torch.arange(24, device=CUDA).float()
+
+    def fn(x):
+        return torch.where(x > 0, x * scale, table) + torch.tensor(3.0, device=CUDA)
+    return fn, (randn(5, 24),)
+
+
+@program("split_stack_cat")
+def split_stack_cat():
+    def fn(x):
+        parts = torch.split(x, [3, 5, 2], dim=1)
+        a, b = torch.chunk(x, 2, dim=0)
+        return torch.stack([p.sum(1) for p in parts]), torch.cat([b, a * 2], 1), parts[1]
+    return fn, (randn(6, 10),)
+
+
+@program("graph_breaks_print")
+def graph_breaks_print():
+    def fn(x, y):
+        z = x @ y
+        print("step")
+        z = torch.relu(z) + x.sum()
+        if z.sum() > 0:
+            return z * 2
+        return z - 1
+    return fn, (randn(8, 8), randn(8, 8))

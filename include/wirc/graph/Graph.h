@@ -175,6 +175,8 @@ enum class GridType : uint8_t {
   FixedGrid,
   PrecomputedGrid,
   BatchMatmulGrid3D,
+  SequentialComboKernelGrid,
+  RoundRobinComboKernelGrid,
 };
 std::string_view gridTypeName(GridType type);
 std::optional<GridType> parseGridType(std::string_view name);
@@ -209,6 +211,31 @@ struct KernelConfig {
   std::optional<int64_t> kwarg(std::string_view name) const;
 };
 
+/// A combo kernel's grid: sub-kernels (the parts of a foreach or combo
+/// kernel) launched together, each over its own numels. Sequential grids
+/// give each part its own blocks, one after another along x; round-robin
+/// grids interleave them, as many blocks per part as the largest needs; y
+/// covers the largest part, split over z past CUDA's 65535 (torch 2.11's
+/// ComboKernelGrid).
+struct ComboGrid {
+  struct Part {
+    /// The part's numels: fixed by the kernel, or passed by each launch as
+    /// numel `xnumel_<i>` (`ynumel_<i>`) where absent.
+    std::optional<sym::Expr> xnumel, ynumel;
+    bool hasY = false;   ///< whether the part has a y dimension
+    bool noXDim = false; ///< one block per x element, not XBLOCK
+  };
+  std::vector<Part> parts;
+  int64_t minBlocks = 0; ///< the least x blocks a launch gets
+  /// Block sizes for configs that do not set them.
+  std::vector<std::pair<std::string, int64_t>> defaultConfig;
+
+  static bool isCombo(GridType type) {
+    return type == GridType::SequentialComboKernelGrid ||
+           type == GridType::RoundRobinComboKernelGrid;
+  }
+};
+
 struct Kernel {
   std::string name;
   std::string entry; ///< the function the source defines, when not \c name
@@ -220,6 +247,8 @@ struct Kernel {
   bool placeholders = false;
   GridType gridType = GridType::Grid1D;
   std::vector<KernelConfig> configs;
+  /// Combo grid types only.
+  std::optional<ComboGrid> combo;
 
   /// The function the source defines: \c entry, or the kernel's name.
   const std::string &entryName() const { return entry.empty() ? name : entry; }

@@ -25,7 +25,48 @@ def by(n, block):
     return n if block in (None, 1) else cdiv(n, block)
 
 
-def reference(grid_type, kw, numel, call, config):
+def combo_parts(combo, numel, env):
+    """Each sub-kernel's (x, y, no_x_dim): y None where it has none."""
+    parts = []
+    for i, part in enumerate(combo["kernels"]):
+        dims = []
+        for d in "xy":
+            key = f"{d}numel"
+            if d == "y" and key not in part:
+                dims.append(None)
+            elif part.get(key) is None:
+                dims.append(numel[f"{key}_{i}"])
+            else:
+                dims.append(evaluate(part[key], env))
+        parts.append((*dims, part.get("no_x_dim", False)))
+    return parts
+
+
+def combo_reference(grid_type, kw, combo, parts):
+    kw = {**combo.get("default_config", {}), **kw}
+    if grid_type == "SequentialComboKernelGrid":
+        x = sum(p[0] if p[2] else by(p[0], kw.get("XBLOCK")) for p in parts)
+    else:
+        each = [p[0] for p in parts if p[2]]
+        spread = [p[0] for p in parts if not p[2]]
+        if spread:
+            each.append(by(max(spread), kw.get("XBLOCK")))
+        x = max(each) * len(parts)
+    if combo.get("min_blocks"):
+        x = max(x, combo["min_blocks"])
+    ys = [p[1] for p in parts if p[1] is not None]
+    if not ys:
+        return (x, 1, 1)
+    # y past 65535 blocks is split over z, as for Grid2DWithYZOverflow.
+    raw = by(max(ys), kw.get("YBLOCK"))
+    div = cdiv(raw, MAX_Y)
+    return (x, 0 if div == 0 else cdiv(raw, div), div)
+
+
+def reference(grid_type, kw, numel, call, config, kernel=None, env=None):
+    if grid_type.endswith("ComboKernelGrid"):
+        combo = kernel["combo_grid"]
+        return combo_reference(grid_type, kw, combo, combo_parts(combo, numel, env))
     x = numel.get("xnumel")
     if grid_type == "Grid1D":
         return (by(x, kw.get("XBLOCK")), 1, 1)
@@ -52,11 +93,25 @@ def reference(grid_type, kw, numel, call, config):
     raise SystemExit(f"unknown grid type {grid_type}")
 
 
-def torch_reference(grid_type, kw, numel, call, config):
+def torch_reference(grid_type, kw, numel, call, config, kernel=None, env=None):
     from torch._inductor.runtime import triton_heuristics as th
 
     meta = {"grid_type": grid_type}
     scope = {**kw, "num_warps": 4, "num_stages": 1, **numel}
+    if grid_type.endswith("ComboKernelGrid"):
+        # Inductor's combo_grid_meta: fixed numels as integers, the rest None.
+        combo = kernel["combo_grid"]
+        grid_meta = {"num_kernels": len(combo["kernels"]),
+                     "min_blocks": combo.get("min_blocks", 0),
+                     "default_config": combo.get("default_config", {})}
+        for i, part in enumerate(combo["kernels"]):
+            grid_meta[f"no_x_dim_{i}"] = part.get("no_x_dim", False)
+            for d in "xy":
+                key = f"{d}numel"
+                if d == "x" or key in part:
+                    value = part.get(key)
+                    grid_meta[f"{key}_{i}"] = None if value is None else evaluate(value, env)
+        meta["combo_grid_meta"] = grid_meta
     if grid_type == "FixedGrid":
         meta.update(th.FixedGrid.setup_grid_as_args())
         scope.update({f"_grid_{i}": v for i, v in enumerate(call["grid"])})
@@ -113,7 +168,8 @@ for line, call in zip(lines, calls):
         try:
             want = reference(kernel.get("grid_type", "Grid1D"), config.get("kwargs", {}), numel,
                              {"grid": [evaluate(g, env) for g in call.get("grid", [])]},
-                             {"grid": [evaluate(g, env) for g in config.get("grid", [])]})
+                             {"grid": [evaluate(g, env) for g in config.get("grid", [])]},
+                             kernel, env)
         except ZeroDivisionError:
             # PyTorch versions before the guard of an empty y divide by zero.
             if reference is not torch_reference:

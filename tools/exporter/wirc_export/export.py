@@ -151,9 +151,34 @@ class _CondEnd(W.WrapperLine):
 
 # The grid types wirc computes itself (docs/graph-format.md); the launcher
 # computes any other from Inductor's metadata, which the exporter evaluates.
+_COMBO_GRID_TYPES = ("SequentialComboKernelGrid", "RoundRobinComboKernelGrid")
 _WIRC_GRID_TYPES = ("Grid1D", "Grid2D", "Grid3D", "Grid2DWithYZOverflow",
                     "CooperativeReductionGrid", "SplitScanGrid", "FixedGrid",
-                    "PrecomputedGrid", "BatchMatmulGrid3D")
+                    "PrecomputedGrid", "BatchMatmulGrid3D") + _COMBO_GRID_TYPES
+
+
+def _combo_grid(kernel: str, inductor_meta: dict) -> dict:
+    """A combo kernel's sub-kernels from Inductor's combo_grid_meta: each
+    numel an integer, or None where launches pass it (xnumel_<i>)."""
+    meta = inductor_meta.get("combo_grid_meta")
+    if not isinstance(meta, dict) or not isinstance(meta.get("num_kernels"), int):
+        raise ExportError(f"kernel {kernel}: combo grid without its sub-kernels")
+
+    def numel(value: Any) -> Optional[int]:
+        if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+            return value
+        raise ExportError(f"kernel {kernel}: combo grid numel {value!r} is not an integer")
+    parts = []
+    for i in range(meta["num_kernels"]):
+        part = {"xnumel": numel(meta.get(f"xnumel_{i}")),
+                "no_x_dim": bool(meta.get(f"no_x_dim_{i}", False))}
+        if f"ynumel_{i}" in meta:
+            part["ynumel"] = numel(meta[f"ynumel_{i}"])
+        if f"znumel_{i}" in meta:
+            raise ExportError(f"kernel {kernel}: a combo sub-kernel with a z dimension")
+        parts.append(part)
+    return {"kernels": parts, "min_blocks": int(meta.get("min_blocks") or 0),
+            "default_config": {k: int(v) for k, v in (meta.get("default_config") or {}).items()}}
 
 
 def _static_grid(kernel: str, inductor_meta: dict, cfg: Any) -> list:
@@ -344,7 +369,10 @@ class _GraphConverter:
                 config["artifacts"] = self.kernel_artifacts(tuner, index)
             configs.append(config)
         grid_type = tuner.inductor_meta.get("grid_type", "Grid1D")
-        if grid_type not in _WIRC_GRID_TYPES:
+        combo = None
+        if grid_type in _COMBO_GRID_TYPES:
+            combo = _combo_grid(name, tuner.inductor_meta)
+        elif grid_type not in _WIRC_GRID_TYPES:
             # Inductor's own grid for each config (combo kernels' grids add
             # up their sub-kernels'), as a precomputed grid.
             for config, cfg in zip(configs, candidates):
@@ -357,6 +385,7 @@ class _GraphConverter:
             "source": _strip_paths(source),
             "signature": signature,
             "grid_type": grid_type,
+            **({"combo_grid": combo} if combo is not None else {}),
             "configs": configs,
         }
 
@@ -422,7 +451,8 @@ class _GraphConverter:
         for param, raw, text in zip(params, raw_args, call_texts):
             if raw is None:
                 raw = text
-            if param.endswith("numel"):
+            # xnumel, r0_numel, ...; a combo kernel's xnumel_0, ynumel_1, ...
+            if re.fullmatch(r"(?:[xyz]|r\d_)numel(?:_\d+)?", param):
                 numels[param] = self.expr(raw)
                 continue
             role = ("in_out" if param.startswith("in_out_ptr") else
