@@ -184,6 +184,9 @@ private:
   std::vector<unsigned> bufferNode = std::vector<unsigned>(module.buffers.size(), kNoNode);
   std::vector<unsigned> poolNode = std::vector<unsigned>(module.pools.size(), kNoNode);
   std::vector<unsigned> viewCount = std::vector<unsigned>(module.buffers.size(), 0);
+  /// Per buffer: a tuple whose node lives on as a multi_output result with
+  /// no index (the same value), so freeing the tuple does not end the node.
+  std::vector<bool> handedOn = std::vector<bool>(module.buffers.size(), false);
   NameTable names;
   /// The user that references count for: the node being built, or
   /// kOutputUser between nodes, where only the output line refers to nodes.
@@ -606,7 +609,7 @@ void FxGraphPrinter::line(const Line &l) {
             bufferNode[a.buffer] = n;
           },
           [&](const FreeLine &f) {
-            if (module.buffer(f.buffer).kind != BufferKind::Intermediate)
+            if (module.buffer(f.buffer).kind != BufferKind::Intermediate || handedOn[f.buffer])
               return; // inputs and views: the reference just goes away
             callNode("delete", "torch._inductor.codegen.wrapper_fxir.delete",
                      [&](TextBuffer &s) {
@@ -655,6 +658,7 @@ void FxGraphPrinter::line(const Line &l) {
           },
           [&](const MultiOutputLine &m) {
             unsigned source = nodeAt(bufferNode, m.source);
+            handedOn[m.source] = handedOn[m.source] || m.indices.empty();
             for (size_t i = 0; i < m.indices.size(); ++i) {
               const auto &[container, key] = m.indices[i];
               bool last = i + 1 == m.indices.size();

@@ -67,6 +67,9 @@ private:
   PagePopulator *populator; ///< faults the text's pages in ahead, or null
   /// Per buffer: the Python variable of its node, empty while it has none.
   std::vector<std::string> node = std::vector<std::string>(module.buffers.size());
+  /// Per buffer: a tuple whose node lives on as a multi_output result with
+  /// no index (the same value), so freeing the tuple does not end the node.
+  std::vector<bool> handedOn = std::vector<bool>(module.buffers.size(), false);
   std::map<std::string, std::string> symbolNode;      ///< symbol -> Python variable
   std::unordered_map<sym::Expr, std::string> exprMemo;
   unsigned temps = 0;
@@ -415,7 +418,7 @@ void GraphBuilder::emitLine(const Line &l) {
             node[a.buffer] = info.name;
           },
           [&](const FreeLine &f) {
-            if (module.buffer(f.buffer).kind != BufferKind::Intermediate)
+            if (module.buffer(f.buffer).kind != BufferKind::Intermediate || handedOn[f.buffer])
               return;
             const std::string &name = var(f.buffer);
             out += "    g.call_function(delete, ("sv;
@@ -478,6 +481,7 @@ void GraphBuilder::emitLine(const Line &l) {
           },
           [&](const MultiOutputLine &m) {
             std::string source = var(m.source);
+            handedOn[m.source] = handedOn[m.source] || m.indices.empty();
             for (const auto &[container, key] : m.indices) {
               std::string n = fresh("item");
               out += "    "sv;

@@ -2312,10 +2312,8 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
         ok = false;
       }
     }
-    if (mo.indices.empty() && ok) {
-      error(ip, "expected at least one index");
-      ok = false;
-    }
+    // No index: the result is the source's value itself (a fallback op
+    // that returns one tensor, which Inductor still unpacks).
     return ok;
   }
 
