@@ -377,3 +377,140 @@ def graph_breaks_print():
             return z * 2
         return z - 1
     return fn, (randn(8, 8), randn(8, 8))
+
+
+@program("sdpa_training", training=True)
+def sdpa_training():
+    proj = nn.Linear(32, 96).to(CUDA)
+
+    def fn(x, mask):
+        proj.zero_grad(set_to_none=True)
+        q, k, v = proj(x).view(2, 12, 3, 4, 8).permute(2, 0, 3, 1, 4)
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        out.square().mean().backward()
+        return out.detach(), proj.weight.grad.clone()
+    mask = torch.ones(12, 12, dtype=torch.bool, device=CUDA).tril()
+    return fn, (randn(2, 12, 32), mask)
+
+
+@program("fft_magnitude")
+def fft_magnitude():
+    def fn(x):
+        spectrum = torch.fft.rfft(x, dim=-1)
+        return spectrum.abs().log1p(), torch.fft.irfft(spectrum * 0.5, n=x.shape[-1])
+    return fn, (randn(4, 64),)
+
+
+@program("embedding_bag")
+def embedding_bag():
+    bag = nn.EmbeddingBag(50, 16, mode="mean").to(CUDA)
+
+    def fn(idx, offsets):
+        with torch.no_grad():
+            return bag(idx, offsets) * 2
+    return fn, (torch.randint(0, 50, (20,), device=CUDA),
+                torch.tensor([0, 3, 9, 15], device=CUDA))
+
+
+@program("bucketize_histogram")
+def bucketize_histogram():
+    def fn(x, edges):
+        buckets = torch.bucketize(x, edges)
+        return buckets, torch.searchsorted(edges, x.sort().values), (buckets * 2 + 1).sum()
+    return fn, (randn(100), torch.linspace(-2, 2, 9, device=CUDA))
+
+
+@program("einsum_normalize")
+def einsum_normalize():
+    def fn(a, b):
+        scores = torch.einsum("bik,bjk->bij", F.normalize(a, dim=-1), F.normalize(b, dim=-1))
+        return scores, torch.linalg.vector_norm(a, dim=(1, 2))
+    return fn, (randn(3, 10, 16), randn(3, 7, 16))
+
+
+@program("pad_reflect")
+def pad_reflect():
+    def fn(x):
+        return F.pad(x, (2, 3, 1, 1), mode="reflect") * F.pad(x, (2, 3, 1, 1), value=1.5)
+    return fn, (randn(2, 3, 8, 8),)
+
+
+@program("split_reduction")
+def split_reduction():
+    def fn(x):
+        return x.sum(), x.abs().amax(), (x * x).mean()
+    return fn, (randn(1 << 20),)
+
+
+@program("conv3d_depthwise")
+def conv3d_depthwise():
+    model = nn.Sequential(nn.Conv3d(4, 8, 3, padding=1), nn.GELU()).to(CUDA).eval()
+    depthwise = nn.Conv2d(6, 6, 3, groups=6, padding=1).to(CUDA).eval()
+
+    def fn(x, y):
+        with torch.no_grad():
+            return model(x).mean((2, 3, 4)), depthwise(y).relu()
+    return fn, (randn(2, 4, 5, 6, 6), randn(2, 6, 10, 10))
+
+
+@program("int_matmul")
+def int_matmul():
+    def fn(a, b):
+        return torch._int_mm(a, b) * 2
+    return fn, (torch.randint(-8, 8, (32, 32), device=CUDA, dtype=torch.int8),
+                torch.randint(-8, 8, (32, 32), device=CUDA, dtype=torch.int8))
+
+
+@program("index_put_mask")
+def index_put_mask():
+    def fn(x, rows, values):
+        y = x.clone()
+        y[rows] = values
+        y[:, 0] = y[:, 1] * 2
+        return y
+    return fn, (randn(8, 5), torch.tensor([1, 4, 6], device=CUDA), randn(3, 5))
+
+
+@program("random_inside", rng=True)
+def random_inside():
+    def fn(x):
+        noise = torch.randn_like(x) * 0.1 + torch.rand(x.shape[-1], device=x.device)
+        return x + noise, torch.randint(0, 10, (4,), device=x.device)
+    return fn, (randn(6, 16),)
+
+
+@program("embedding_max_norm")
+def embedding_max_norm():
+    emb = nn.Embedding(30, 8, max_norm=1.0).to(CUDA)
+
+    def fn(idx):
+        with torch.no_grad():
+            return emb(idx).sum(1)
+    return fn, (torch.randint(0, 30, (4, 5), device=CUDA),)
+
+
+@program("nearest_upsample")
+def nearest_upsample():
+    model = nn.Sequential(nn.Upsample(scale_factor=3, mode="nearest"), nn.Conv2d(2, 2, 1),
+                          nn.AdaptiveMaxPool2d((4, 4))).to(CUDA).eval()
+    return model, (randn(1, 2, 5, 7),)
+
+
+@program("label_smoothing_ce", training=True)
+def label_smoothing_ce():
+    head = nn.Linear(24, 11).to(CUDA)
+
+    def fn(x, target):
+        head.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(head(x), target, label_smoothing=0.1, ignore_index=3)
+        loss.backward()
+        return loss.detach(), head.bias.grad.clone()
+    return fn, (randn(9, 24), torch.randint(0, 11, (9,), device=CUDA))
+
+
+@program("argsort_stable")
+def argsort_stable():
+    def fn(x):
+        order = torch.argsort(x, dim=0, stable=True)
+        return order, torch.take_along_dim(x, order, dim=0).cumsum(0)
+    return fn, (torch.randint(0, 5, (40, 3), device=CUDA).float(),)
