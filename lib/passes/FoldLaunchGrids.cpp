@@ -104,13 +104,19 @@ private:
     }
     if (combo.minBlocks > 0)
       grid[0] = sym::max(grid[0], sym::Expr(combo.minBlocks));
-    if (!ys.empty()) {
-      sym::Expr yBlocks = ceilDivBy(sym::max(ys), blockOrDefault("YBLOCK"));
-      sym::Expr zSlices = sym::ceilDiv(yBlocks, sym::Expr(kMaxGridYZ));
-      grid[1] = sym::ceilDiv(yBlocks, sym::max(zSlices, sym::Expr(1)));
-      grid[2] = zSlices;
-    }
+    if (!ys.empty())
+      splitYOverZ(ceilDivBy(sym::max(ys), blockOrDefault("YBLOCK")), grid);
     return grid;
+  }
+
+  /// Sets grid y and z to \p yBlocks, split over z past CUDA's 65535; the
+  /// kernel recombines them. With no y blocks there are no slices either:
+  /// Max(slices, 1) keeps the y division defined and the grid empty, as
+  /// Inductor's zero guard does.
+  static void splitYOverZ(const sym::Expr &yBlocks, Grid &grid) {
+    sym::Expr zSlices = sym::ceilDiv(yBlocks, sym::Expr(kMaxGridYZ));
+    grid[1] = sym::ceilDiv(yBlocks, sym::max(zSlices, sym::Expr(1)));
+    grid[2] = zSlices;
   }
 
   static sym::Expr ceilDivBy(const sym::Expr &n, std::optional<int64_t> block) {
@@ -152,17 +158,10 @@ std::optional<Grid> GridFolder::fold(const graph::KernelConfig &config, size_t c
     grid[1] = ceilDivBy(requireNumel("ynumel"), block("YBLOCK"));
     grid[2] = ceilDivBy(requireNumel("xnumel"), block("XBLOCK"));
     break;
-  case graph::GridType::Grid2DWithYZOverflow: {
-    // y blocks beyond 65535 are split over z; the kernel recombines them.
-    // With no y blocks there are no slices either: Max(slices, 1) keeps the
-    // y division defined and the grid empty, as Inductor's zero guard does.
+  case graph::GridType::Grid2DWithYZOverflow:
     grid[0] = ceilDivBy(requireNumel("xnumel"), block("XBLOCK"));
-    sym::Expr yBlocks = ceilDivBy(requireNumel("ynumel"), block("YBLOCK"));
-    sym::Expr zSlices = sym::ceilDiv(yBlocks, sym::Expr(kMaxGridYZ));
-    grid[1] = sym::ceilDiv(yBlocks, sym::max(zSlices, sym::Expr(1)));
-    grid[2] = zSlices;
+    splitYOverZ(ceilDivBy(requireNumel("ynumel"), block("YBLOCK")), grid);
     break;
-  }
   case graph::GridType::CooperativeReductionGrid: {
     auto rsplit = block("RSPLIT");
     if (!rsplit) {
