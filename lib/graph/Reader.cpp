@@ -260,21 +260,12 @@ constexpr size_t kMaxComboParts = 4096;
 /// If \p name is a combo kernel's per-sub-kernel numel (`xnumel_3`), its
 /// dimension ('x' or 'y') and sub-kernel, spelled canonically.
 std::optional<std::pair<char, size_t>> comboNumelPart(std::string_view name) {
-  if (name.size() < 8 || name.size() > 11 || name.substr(1, 6) != "numel_" ||
-      (name[0] != 'x' && name[0] != 'y'))
+  if (name.size() < 8 || name.substr(1, 6) != "numel_" || (name[0] != 'x' && name[0] != 'y'))
     return std::nullopt;
-  std::string_view digits = name.substr(7);
-  if (digits.size() > 1 && digits[0] == '0')
+  std::optional<size_t> index = parseCanonicalIndex(name.substr(7), 4);
+  if (!index || *index >= kMaxComboParts)
     return std::nullopt;
-  size_t index = 0;
-  for (char c : digits) {
-    if (c < '0' || c > '9')
-      return std::nullopt;
-    index = index * 10 + static_cast<size_t>(c - '0');
-  }
-  if (index >= kMaxComboParts)
-    return std::nullopt;
-  return std::pair{name[0], index};
+  return std::pair{name[0], *index};
 }
 
 /// Member names of the objects a graph has many of.

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "wirc/passes/Pass.h"
+#include "wirc/support/Names.h"
 
 #include <fmt/format.h>
 
@@ -92,16 +93,7 @@ bool isWordChar(char c) {
 /// The index of a parameter placeholder, or nullopt when \p token is not
 /// PARAM_ followed by a decimal number without leading zeros.
 std::optional<size_t> placeholderIndex(std::string_view token) {
-  std::string_view digits = token.substr(kParamPrefix.size());
-  if (digits.empty() || digits.size() > 9 || (digits.size() > 1 && digits[0] == '0'))
-    return std::nullopt;
-  size_t index = 0;
-  for (char c : digits) {
-    if (c < '0' || c > '9')
-      return std::nullopt;
-    index = index * 10 + static_cast<size_t>(c - '0');
-  }
-  return index;
+  return parseCanonicalIndex(token.substr(kParamPrefix.size()));
 }
 
 /// Fills the placeholders of the kernels that use them with the names the

@@ -146,4 +146,16 @@ std::string pythonStringLiteral(std::string_view text) {
   return out;
 }
 
+std::optional<size_t> parseCanonicalIndex(std::string_view digits, size_t maxDigits) {
+  if (digits.empty() || digits.size() > maxDigits || (digits.size() > 1 && digits[0] == '0'))
+    return std::nullopt;
+  size_t index = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9')
+      return std::nullopt;
+    index = index * 10 + static_cast<size_t>(c - '0');
+  }
+  return index;
+}
+
 } // namespace wirc

@@ -25,6 +25,17 @@
 
 using namespace wirc;
 
+TEST_CASE("indices in names have one spelling", "[names]") {
+  CHECK(parseCanonicalIndex("0") == 0u);
+  CHECK(parseCanonicalIndex("7") == 7u);
+  CHECK(parseCanonicalIndex("4095", 4) == 4095u);
+  CHECK(parseCanonicalIndex("999999999") == 999999999u);
+  for (const char *bad : {"", "00", "07", "-1", "+1", "1a", " 1", "1 ", "1.0", "0x1"})
+    CHECK_FALSE(parseCanonicalIndex(bad));
+  CHECK_FALSE(parseCanonicalIndex("10000", 4));
+  CHECK_FALSE(parseCanonicalIndex("1000000000"));
+}
+
 TEST_CASE("identifiers that may reach emitted code", "[names]") {
   CHECK_FALSE(checkIdentifier("buf0"));
   CHECK_FALSE(checkIdentifier("arg0_1"));

@@ -35,6 +35,11 @@ bool isPlainIdentifier(std::string_view name);
 /// every character outside printable ASCII escaped.
 std::string pythonStringLiteral(std::string_view text);
 
+/// \p digits as a decimal number spelled canonically (digits only, no
+/// leading zero, 1 to \p maxDigits of them), or nullopt: the indices names
+/// carry (PARAM_3, xnumel_1) have one spelling each.
+std::optional<size_t> parseCanonicalIndex(std::string_view digits, size_t maxDigits = 9);
+
 } // namespace wirc
 
 #endif // WIRC_SUPPORT_NAMES_H
