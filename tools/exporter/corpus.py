@@ -14,11 +14,21 @@ CUDA = "cuda"
 PROGRAMS = {}
 
 
-def program(name, *, dynamic=False, training=False):
-    def register(build):
-        PROGRAMS[name] = {"build": build, "dynamic": dynamic, "training": training}
-        return build
-    return register
+def registry(programs):
+    """A decorator that enters a program's builder in `programs`, with its
+    torch.compile options: dynamic shapes, mode (torch.compile's), and rng
+    (it draws random numbers: compared with Inductor's compiled function,
+    which draws the same ones, not with eager)."""
+    def program(name, *, dynamic=False, training=False, mode=None, rng=False):
+        def register(build):
+            programs[name] = {"build": build, "dynamic": dynamic, "training": training,
+                              "mode": mode, "rng": rng}
+            return build
+        return register
+    return program
+
+
+program = registry(PROGRAMS)
 
 
 def randn(*shape, **kw):

@@ -7,29 +7,17 @@ in general, with a test of its own. They are the kind of program users bring:
 common model blocks, training steps with optimizers and batch statistics,
 mixed precision, random numbers, autotuned matmul templates and CUDA graphs.
 
-Entries take the keys of corpus.py's, and two more: "mode" (torch.compile's
-mode) and "rng" (the program draws random numbers: its outputs are compared
-with Inductor's compiled function, which draws the same ones, not with eager).
+Entries take the options of corpus.py's (corpus.registry).
 """
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-CUDA = "cuda"
+from corpus import CUDA, randn, registry
+
 PROGRAMS = {}
-
-
-def program(name, *, dynamic=False, training=False, mode=None, rng=False):
-    def register(build):
-        PROGRAMS[name] = {"build": build, "dynamic": dynamic, "training": training,
-                          "mode": mode, "rng": rng}
-        return build
-    return register
-
-
-def randn(*shape, **kw):
-    return torch.randn(*shape, device=CUDA, **kw)
+program = registry(PROGRAMS)
 
 
 @program("resnet_block")
