@@ -927,6 +927,10 @@ private:
   std::optional<Kernel> readKernel(const Json &value, const Ptr &pointer,
                                    std::string_view &nameText);
   std::optional<ComboGrid> readComboGrid(const Json &value, const Ptr &pointer);
+  /// Reads an object of tuned constexprs (a config's kwargs, a combo grid's
+  /// default_config) into \p out: identifier names, integers from \p least.
+  bool readBlockSizes(const Json &value, const Ptr &pointer, int64_t least,
+                      std::string_view what, std::vector<std::pair<std::string, int64_t>> &out);
   std::optional<KernelConfig> readConfig(const Json &value, const Ptr &pointer,
                                          GridType gridType);
   bool readGraph(const Json &object, const Ptr &pointer, Graph &graph, bool topLevel);
@@ -1300,6 +1304,28 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const Ptr &pointer,
   return kernel;
 }
 
+bool Reader::readBlockSizes(const Json &value, const Ptr &pointer, int64_t least,
+                            std::string_view what,
+                            std::vector<std::pair<std::string, int64_t>> &out) {
+  if (!expectType(value, pointer, Json::value_t::object, "an object of block sizes"))
+    return false;
+  bool ok = true;
+  for (size_t m = 0; m < value.size(); ++m) {
+    json::Member item = value.member(m);
+    Ptr ip = child(pointer, item.key());
+    if (auto why = checkIdentifier(item.key())) {
+      error(ip, fmt::format("config parameter name '{}' {}", printable(item.key()), *why));
+      ok = false;
+      continue;
+    }
+    if (auto v = getInt(item.value(), ip, least, std::numeric_limits<int32_t>::max(), what))
+      out.emplace_back(std::string(item.key()), *v);
+    else
+      ok = false;
+  }
+  return ok;
+}
+
 std::optional<ComboGrid> Reader::readComboGrid(const Json &value, const Ptr &pointer) {
   if (!expectObject(value, pointer, {"kernels", "min_blocks", "default_config"}, "a combo grid"))
     return std::nullopt;
@@ -1353,27 +1379,9 @@ std::optional<ComboGrid> Reader::readComboGrid(const Json &value, const Ptr &poi
       ok = false;
   }
   if (std::optional<Json> defaults =
-          field(value, pointer, "default_config", false, "a combo grid")) {
-    const Ptr dp = pointer + "/default_config";
-    if (expectType(*defaults, dp, Json::value_t::object, "an object of block sizes")) {
-      for (size_t m = 0; m < defaults->size(); ++m) {
-        json::Member item = defaults->member(m);
-        const Ptr ip = child(dp, item.key());
-        if (auto why = checkIdentifier(item.key())) {
-          error(ip, fmt::format("config parameter name '{}' {}", printable(item.key()), *why));
-          ok = false;
-          continue;
-        }
-        if (auto v = getInt(item.value(), ip, 1, std::numeric_limits<int32_t>::max(),
-                            "block size"))
-          combo.defaultConfig.emplace_back(std::string(item.key()), *v);
-        else
-          ok = false;
-      }
-    } else {
-      ok = false;
-    }
-  }
+          field(value, pointer, "default_config", false, "a combo grid"))
+    ok &= readBlockSizes(*defaults, pointer + "/default_config", 1, "block size",
+                         combo.defaultConfig);
   if (!ok)
     return std::nullopt;
   return combo;
@@ -1386,28 +1394,8 @@ std::optional<KernelConfig> Reader::readConfig(const Json &value, const Ptr &poi
     return std::nullopt;
   KernelConfig config;
   bool ok = true;
-  if (std::optional<Json> kwargs = field(value, pointer, "kwargs", false, "a kernel config")) {
-    Ptr kp = pointer + "/kwargs";
-    if (expectType(*kwargs, kp, Json::value_t::object, "an object of block sizes")) {
-      for (const auto &item : kwargs->items()) {
-        Ptr ip = child(kp, item.key());
-        if (auto why = checkIdentifier(item.key())) {
-          error(ip, fmt::format("config parameter name '{}' {}", printable(item.key()), *why));
-          ok = false;
-          continue;
-        }
-        auto v = getInt(item.value(), ip, 0, std::numeric_limits<int32_t>::max(),
-                        "config value");
-        if (!v) {
-          ok = false;
-          continue;
-        }
-        config.kwargs.emplace_back(std::string(item.key()), *v);
-      }
-    } else {
-      ok = false;
-    }
-  }
+  if (std::optional<Json> kwargs = field(value, pointer, "kwargs", false, "a kernel config"))
+    ok &= readBlockSizes(*kwargs, pointer + "/kwargs", 0, "config value", config.kwargs);
   if (std::optional<Json> warps = field(value, pointer, "num_warps", false, "a kernel config")) {
     auto w = getInt(*warps, pointer + "/num_warps", 1, 64, "num_warps");
     if (w && (*w & (*w - 1)) != 0) {
