@@ -1089,6 +1089,9 @@ void CppEmitter::body(std::string &text, const Line &l) {
           [&](const SubgraphEnterLine &) {},
           [&](const SubgraphExitLine &) {},
           [&](const CondLine &c) { condCall(text, c); },
+          [&](const WhileLoopLine &) {
+            unsupported("torch.while_loop (use --emit=python, fx or fx-module)");
+          },
           [&](const OutputLine &o) {
             for (size_t i = 0; i < o.outputs.size(); ++i) {
               const Value &v = o.outputs[i];

@@ -759,10 +759,33 @@ void FxGraphPrinter::line(const Line &l) {
               bufferNode[c.results[i]] = n;
             }
           },
+          [&](const WhileLoopLine &w) {
+            const std::string &condName = module.functions[w.condFunction].name;
+            unsigned c = addAttrNode(condName, "get_attr", condName);
+            const std::string &bodyName = module.functions[w.bodyFunction].name;
+            unsigned b = addAttrNode(bodyName, "get_attr", bodyName);
+            unsigned loop = callNode(module.buffer(w.tupleResult).name,
+                                     "torch.ops.higher_order.while_loop", [&](TextBuffer &s) {
+                                       s += '(';
+                                       appendRef(s, c);
+                                       s += ", "sv;
+                                       appendRef(s, b);
+                                       s += ", "sv;
+                                       appendArgs(s, w.carried);
+                                       s += ", "sv;
+                                       appendArgs(s, w.additional);
+                                       s += ')';
+                                       s += kNoKwargs;
+                                     });
+            bufferNode[w.tupleResult] = loop;
+          },
           [&](const OutputLine &o) {
             TextBuffer &s = outputText;
             s.clear();
-            s += '(';
+            // A while_loop's cond returns its predicate bare.
+            const bool bare = function.returnsPredicate && o.outputs.size() == 1;
+            if (!bare)
+              s += '(';
             for (size_t i = 0; i < o.outputs.size(); ++i) {
               if (i)
                 s += ", "sv;
@@ -771,7 +794,8 @@ void FxGraphPrinter::line(const Line &l) {
               std::string_view text = item.view();
               s += text.starts_with('%') ? text.substr(1) : text;
             }
-            s += o.outputs.size() == 1 ? ",)" : ")";
+            if (!bare)
+              s += o.outputs.size() == 1 ? ",)" : ")";
           },
           [&](const PoolAllocateLine &p) {
             const PoolInfo &pool = module.pool(p.pool);

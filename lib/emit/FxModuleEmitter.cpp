@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <span>
 #include <cmath>
 #include <map>
@@ -558,9 +559,26 @@ void GraphBuilder::emitLine(const Line &l) {
               node[c.results[i]] = r;
             }
           },
+          [&](const WhileLoopLine &w) {
+            std::string c = fresh("cond_fn"), b = fresh("body_fn");
+            linef("{} = g.get_attr('{}')", c, module.functions[w.condFunction].name);
+            linef("{} = g.get_attr('{}')", b, module.functions[w.bodyFunction].name);
+            TextBuffer carried, additional;
+            appendValues(carried, w.carried);
+            appendValues(additional, w.additional);
+            std::string n = fresh("while_loop");
+            linef("{} = g.call_function(torch.ops.higher_order.while_loop, ({}, {}, {}, {}))", n,
+                  c, b, carried.view(), additional.view());
+            node[w.tupleResult] = n;
+          },
           [&](const OutputLine &o) {
             args.clear();
-            appendValues(args, o.outputs);
+            // A while_loop's cond returns its predicate bare, as the
+            // operator expects.
+            if (function.returnsPredicate && o.outputs.size() == 1)
+              appendValue(args, o.outputs[0]);
+            else
+              appendValues(args, o.outputs);
             out += "    g.output("sv;
             out += args;
             out += ")\n"sv;
@@ -704,11 +722,25 @@ def delete(x):
   for (const BufferInfo &info : module.buffers)
     if (info.kind == BufferKind::Constant && info.function == 0)
       out += fmt::format("    root.register_buffer('{}', {})\n", info.name, info.name);
+  // Each subgraph's module holds its own constants and the subgraphs it
+  // calls, which come before it (the IR's function order).
   for (size_t f = 1; f < module.functions.size(); ++f) {
     out += fmt::format("    branch = torch.nn.Module()\n");
     for (const BufferInfo &info : module.buffers)
       if (info.kind == BufferKind::Constant && info.function == f)
         out += fmt::format("    branch.register_buffer('{}', {})\n", info.name, info.name);
+    std::vector<unsigned> callees;
+    for (const Line &l : module.functions[f].lines) {
+      if (const auto *c = std::get_if<CondLine>(&l))
+        callees.insert(callees.end(), {c->trueFunction, c->falseFunction});
+      else if (const auto *w = std::get_if<WhileLoopLine>(&l))
+        callees.insert(callees.end(), {w->condFunction, w->bodyFunction});
+    }
+    std::sort(callees.begin(), callees.end());
+    callees.erase(std::unique(callees.begin(), callees.end()), callees.end());
+    for (unsigned callee : callees)
+      out += fmt::format("    branch.add_module('{0}', root.get_submodule('{0}'))\n",
+                         module.functions[callee].name);
     out += fmt::format("    root.add_module('{}', build_{}(branch))\n", module.functions[f].name,
                        module.functions[f].name);
   }

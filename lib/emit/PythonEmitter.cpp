@@ -471,6 +471,43 @@ void PythonEmitter::body(const Line &l) {
             linef("{}{}({})", target, module.functions[c.falseFunction].name, operands);
             --indent;
           },
+          [&](const WhileLoopLine &w) {
+            // Inductor's host loop: the carried values live in the result's
+            // list; when the body never runs they are copied, so the result
+            // never aliases an operand.
+            const std::string &state = name(w.tupleResult);
+            std::vector<std::string> initial, carried, copies;
+            for (size_t i = 0; i < w.carried.size(); ++i) {
+              initial.push_back(value(w.carried[i]));
+              carried.push_back(fmt::format("{}[{}]", state, i));
+              copies.push_back(initial.back() + ".clone()");
+            }
+            std::string operands = "[";
+            for (size_t i = 0; i < carried.size(); ++i)
+              operands += (i ? ", " : "") + carried[i];
+            for (size_t i = 0; i < w.additional.size(); ++i)
+              operands += (carried.empty() && i == 0 ? "" : ", ") + value(w.additional[i]);
+            operands += "]"sv;
+            const std::string &cond = module.functions[w.condFunction].name;
+            auto list = [](const std::vector<std::string> &items) {
+              std::string s = "[";
+              for (size_t i = 0; i < items.size(); ++i)
+                s += (i ? ", " : "") + items[i];
+              return s + "]";
+            };
+            linef("{} = {}", state, list(initial));
+            linef("(should_loop, ) = {}({})", cond, operands);
+            line("if not should_loop:");
+            ++indent;
+            linef("{} = {}", state, list(copies));
+            --indent;
+            line("while should_loop:");
+            ++indent;
+            linef("{} = {}({})", pyTuple(carried), module.functions[w.bodyFunction].name,
+                  operands);
+            linef("(should_loop, ) = {}({})", cond, operands);
+            --indent;
+          },
           [&](const OutputLine &o) {
             std::vector<std::string> items;
             for (const Value &v : o.outputs)

@@ -987,6 +987,9 @@ private:
   // --- Semantic step.
 
   void checkGraph(Graph &graph);
+  /// Fills doc->subgraphOrder; false (with a diagnostic) where subgraphs
+  /// call each other in a loop.
+  bool orderSubgraphs();
   void checkLayoutBytes(const Layout &layout, const Ptr &pointer);
 };
 
@@ -1046,7 +1049,75 @@ std::unique_ptr<Document> Reader::read(std::string_view text) {
   checkGraph(doc->main);
   if (diag.hasErrors())
     return nullptr;
+  if (!orderSubgraphs())
+    return nullptr;
   return std::move(doc);
+}
+
+bool Reader::orderSubgraphs() {
+  // Depth first over the calls between subgraphs (main calls only: nothing
+  // calls it), without recursion: a long chain of subgraphs must not
+  // exhaust the stack. Callees are numbered before their callers; a call to
+  // a subgraph still being visited closes a loop, which no wrapper can run.
+  const size_t n = doc->subgraphs.size();
+  std::unordered_map<std::string_view, size_t> index;
+  for (size_t i = 0; i < n; ++i)
+    index.emplace(doc->subgraphs[i].name, i);
+  struct Call {
+    size_t callee;
+    const Node *node;
+    std::string_view field;
+  };
+  std::vector<std::vector<Call>> calls(n);
+  for (size_t i = 0; i < n; ++i)
+    forEachSubgraphCall(doc->subgraphs[i].nodes,
+                        [&](const Node &node, const std::string &name, std::string_view field) {
+                          calls[i].push_back({index.at(name), &node, field});
+                        });
+  enum class Mark : uint8_t { New, Open, Done };
+  std::vector<Mark> mark(n, Mark::New);
+  std::vector<size_t> parent(n, SIZE_MAX);
+  struct Frame {
+    size_t graph, next;
+  };
+  std::vector<Frame> stack;
+  doc->subgraphOrder.reserve(n);
+  for (size_t root = 0; root < n; ++root) {
+    if (mark[root] != Mark::New)
+      continue;
+    mark[root] = Mark::Open;
+    stack.push_back({root, 0});
+    while (!stack.empty()) {
+      Frame &top = stack.back();
+      if (top.next == calls[top.graph].size()) {
+        mark[top.graph] = Mark::Done;
+        doc->subgraphOrder.push_back(top.graph);
+        stack.pop_back();
+        continue;
+      }
+      const Call &call = calls[top.graph][top.next++];
+      if (mark[call.callee] == Mark::Open) {
+        // The loop: callee -> ... -> top.graph -> callee.
+        std::string path = doc->subgraphs[call.callee].name;
+        std::vector<size_t> chain;
+        for (size_t g = top.graph; g != call.callee; g = parent[g])
+          chain.push_back(g);
+        for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+          path += " -> " + doc->subgraphs[*it].name;
+        const Ptr nodePointer(call.node->pointer);
+        error(nodePointer.child(call.field),
+              fmt::format("subgraph '{}' calls itself: {} -> {}", doc->subgraphs[call.callee].name,
+                          path, doc->subgraphs[call.callee].name));
+        return false;
+      }
+      if (mark[call.callee] == Mark::New) {
+        mark[call.callee] = Mark::Open;
+        parent[call.callee] = top.graph;
+        stack.push_back({call.callee, 0}); // top is not used past here
+      }
+    }
+  }
+  return true;
 }
 
 bool Reader::readHeader(const Json &root) {
@@ -2400,10 +2471,38 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
     node.body.emplace<Boxed<CondNode>>(std::move(cond));
     return true;
   }
+  if (is("while_loop")) {
+    const char *what = "a while_loop node";
+    if (!expectObject(value, pointer,
+                      {"op", "cond_graph", "body_graph", "carried", "additional", "result"}, what))
+      return false;
+    std::optional<Json> condGraph = field(value, pointer, "cond_graph", true, what);
+    std::optional<Json> bodyGraph = field(value, pointer, "body_graph", true, what);
+    std::optional<Json> result = field(value, pointer, "result", true, what);
+    if (!condGraph || !bodyGraph || !result)
+      return false;
+    WhileLoopNode loop;
+    auto c = getName(*condGraph, pointer + "/cond_graph", "subgraph");
+    auto b = getName(*bodyGraph, pointer + "/body_graph", "subgraph");
+    auto r = getName(*result, pointer + "/result", "buffer");
+    if (!c || !b || !r)
+      return false;
+    loop.condGraph = *c;
+    loop.bodyGraph = *b;
+    loop.result = *r;
+    bool ok = readValues(field(value, pointer, "carried", false, what), pointer + "/carried",
+                         loop.carried);
+    ok &= readValues(field(value, pointer, "additional", false, what), pointer + "/additional",
+                     loop.additional);
+    if (!ok)
+      return false;
+    node.body.emplace<Boxed<WhileLoopNode>>(std::move(loop));
+    return true;
+  }
   error(pointer + "/op",
              fmt::format("unknown node op '{}'; expected kernel_call, extern_out, extern_alloc, "
                          "fallback, multi_output, assert_size_stride, device_guard_enter, "
-                         "device_guard_exit, comment or cond",
+                         "device_guard_exit, comment, cond or while_loop",
                          printable(kind)));
   return false;
 }
@@ -2998,6 +3097,26 @@ void Reader::checkGraph(Graph &graph) {
     }
   };
 
+  // cond and while_loop: the subgraph a node calls, or null after a
+  // diagnostic. Calls through other subgraphs are checked once every graph
+  // is read (checkSubgraphCalls).
+  auto calledSubgraph = [&](const std::string &name, const Ptr &pointer) -> const Graph * {
+    const Graph *sub = doc->findSubgraph(name);
+    if (!sub)
+      error(pointer, fmt::format("unknown subgraph '{}'", name));
+    else if (sub == &graph)
+      error(pointer, fmt::format("subgraph '{}' calls itself", name));
+    else
+      return sub;
+    return nullptr;
+  };
+  auto defineTupleResult = [&](const std::string &name, const Ptr &pointer, std::string_view op) {
+    if (!isTuple(name, kNoTensor))
+      error(pointer, fmt::format("{} result '{}' is not a tuple buffer (\"tuple\": true)", op,
+                                 name));
+    define(name, kNoTensor, pointer, false);
+  };
+
   int guardDepth = 0;
   for (Node &node : graph.nodes) {
     const Ptr p(node.pointer);
@@ -3180,15 +3299,9 @@ void Reader::checkGraph(Graph &graph) {
         useValue(cond->operands[i], (p + "/operands").child(i), useValue);
       for (const std::string *name : {&cond->trueGraph, &cond->falseGraph}) {
         Ptr gp = p + (name == &cond->trueGraph ? "/true_graph" : "/false_graph");
-        const Graph *sub = doc->findSubgraph(*name);
-        if (!sub) {
-          error(gp, fmt::format("unknown subgraph '{}'", *name));
+        const Graph *sub = calledSubgraph(*name, gp);
+        if (!sub)
           continue;
-        }
-        if (sub == &graph) {
-          error(gp, fmt::format("subgraph '{}' calls itself", *name));
-          continue;
-        }
         if (sub->inputs.size() != cond->operands.size())
           error(gp, fmt::format("subgraph '{}' takes {} inputs but the cond passes {}",
                                      *name, sub->inputs.size(), cond->operands.size()));
@@ -3198,13 +3311,55 @@ void Reader::checkGraph(Graph &graph) {
       }
       for (size_t i = 0; i < cond->results.size(); ++i)
         define(cond->results[i], kNoTensor, (p + "/results").child(i), false);
-      if (!cond->result.empty()) {
-        if (!isTuple(cond->result, kNoTensor))
-          error(p + "/result", fmt::format("cond result '{}' is not a tuple buffer "
-                                                "(\"tuple\": true)",
-                                                cond->result));
-        define(cond->result, kNoTensor, p + "/result", false);
+      if (!cond->result.empty())
+        defineTupleResult(cond->result, p + "/result", "cond");
+    } else if (auto *boxedLoop = std::get_if<Boxed<WhileLoopNode>>(&node.body)) {
+      const WhileLoopNode *loop = &**boxedLoop;
+      if (loop->carried.empty())
+        error(p, "a while_loop carries no values; expected at least one tensor in 'carried'");
+      const Ptr carriedTable = p + "/carried";
+      for (size_t i = 0; i < loop->carried.size(); ++i) {
+        const Value &v = loop->carried[i];
+        const Ptr vp = carriedTable.child(i);
+        if (v.kind != Value::Kind::Buffer && v.kind != Value::Kind::View)
+          error(vp, "a carried value must be a tensor ({\"buffer\": ...} or {\"view\": ...})");
+        else if (v.kind == Value::Kind::Buffer && !rejectTuple(v.text, v.tensor, vp + "/buffer")) {
+          useValue(v, vp, useValue);
+          const TensorInfo *info = findTensor(v.text, v.tensor);
+          if (info && info->kind == TensorKind::Input &&
+              graph.inputs[info->index].kind != InputKind::Tensor)
+            error(vp + "/buffer", fmt::format("carried value '{}' is not a tensor", v.text));
+        }
+        else if (v.kind == Value::Kind::View)
+          useValue(v, vp, useValue);
       }
+      for (size_t i = 0; i < loop->additional.size(); ++i)
+        useValue(loop->additional[i], (p + "/additional").child(i), useValue);
+      // Both subgraphs take the carried values, then the additional ones;
+      // the cond returns the predicate, the body the next carried values.
+      const size_t inputs = loop->carried.size() + loop->additional.size();
+      if (const Graph *sub = calledSubgraph(loop->condGraph, p + "/cond_graph")) {
+        if (sub->inputs.size() != inputs)
+          error(p + "/cond_graph",
+                fmt::format("subgraph '{}' takes {} inputs but the while_loop passes {}",
+                            loop->condGraph, sub->inputs.size(), inputs));
+        if (sub->outputs.size() != 1)
+          error(p + "/cond_graph",
+                fmt::format("cond subgraph '{}' returns {} outputs; expected 1, the predicate",
+                            loop->condGraph, sub->outputs.size()));
+      }
+      if (const Graph *sub = calledSubgraph(loop->bodyGraph, p + "/body_graph")) {
+        if (sub->inputs.size() != inputs)
+          error(p + "/body_graph",
+                fmt::format("subgraph '{}' takes {} inputs but the while_loop passes {}",
+                            loop->bodyGraph, sub->inputs.size(), inputs));
+        if (sub->outputs.size() != loop->carried.size())
+          error(p + "/body_graph",
+                fmt::format("body subgraph '{}' returns {} outputs but the while_loop carries {} "
+                            "values",
+                            loop->bodyGraph, sub->outputs.size(), loop->carried.size()));
+      }
+      defineTupleResult(loop->result, p + "/result", "while_loop");
     }
   }
   if (guardDepth != 0)

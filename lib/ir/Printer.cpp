@@ -210,6 +210,12 @@ std::string Printer::line(const Line &l) const {
                                value(c.predicate), module.functions[c.trueFunction].name,
                                module.functions[c.falseFunction].name, values(c.operands));
           },
+          [&](const WhileLoopLine &w) {
+            return fmt::format("({}) = while @{} do @{} ({}) ({})", name(w.tupleResult),
+                               module.functions[w.condFunction].name,
+                               module.functions[w.bodyFunction].name, values(w.carried),
+                               values(w.additional));
+          },
           [&](const OutputLine &o) { return fmt::format("output ({})", values(o.outputs)); },
           [&](const PoolAllocateLine &p) {
             const PoolInfo &pool = module.pool(p.pool);

@@ -131,6 +131,16 @@ private:
     state[id] = State::Live;
   }
 
+  /// Subgraph functions come after main and each after those it calls, so
+  /// an emitter defines a callee before its callers.
+  void checkCallee(unsigned target, std::string_view op) {
+    if (target >= module.functions.size() || !module.functions[target].isSubgraph)
+      fail(fmt::format("{} refers to function {} which is not a subgraph", op, target));
+    else if (functionIndex != 0 && target >= functionIndex)
+      fail(fmt::format("{} in function {} calls function {}, which does not come before it", op,
+                       module.functions[functionIndex].name, module.functions[target].name));
+  }
+
   void verifyFunction(unsigned f) {
     functionIndex = f;
     const Function &function = module.functions[f];
@@ -158,8 +168,15 @@ private:
           fail(fmt::format("dangling kernel id {}", def->kernel));
       if (const auto *cond = std::get_if<CondLine>(&line))
         for (unsigned target : {cond->trueFunction, cond->falseFunction})
-          if (target >= module.functions.size() || !module.functions[target].isSubgraph)
-            fail(fmt::format("cond refers to function {} which is not a subgraph", target));
+          checkCallee(target, "cond");
+      if (const auto *loop = std::get_if<WhileLoopLine>(&line)) {
+        checkCallee(loop->condFunction, "while_loop");
+        checkCallee(loop->bodyFunction, "while_loop");
+        if (loop->condFunction < module.functions.size() &&
+            !module.functions[loop->condFunction].returnsPredicate)
+          fail(fmt::format("while_loop cond function {} does not return a predicate",
+                           module.functions[loop->condFunction].name));
+      }
       forEachUse(line, [&](BufferId id) { use(id); });
       checkPoolLine(line);
       if (const auto *free = std::get_if<FreeLine>(&line)) {

@@ -63,6 +63,7 @@ std::string_view lineKindName(const Line &line) {
           [](const SubgraphEnterLine &) { return "subgraph.enter"; },
           [](const SubgraphExitLine &) { return "subgraph.exit"; },
           [](const CondLine &) { return "cond"; },
+          [](const WhileLoopLine &) { return "while_loop"; },
           [](const OutputLine &) { return "output"; },
           [](const PoolAllocateLine &) { return "pool.alloc"; },
           [](const AllocateFromPoolLine &) { return "alloc_from_pool"; },

@@ -578,6 +578,17 @@ void FunctionBuilder::buildNode(graph::Node &node) {
             }
             emit(std::move(line));
           },
+          [&](Boxed<graph::WhileLoopNode> &boxed) {
+            graph::WhileLoopNode &w = *boxed;
+            WhileLoopLine line;
+            line.condFunction = subgraphs.at(w.condGraph);
+            line.bodyFunction = subgraphs.at(w.bodyGraph);
+            line.carried = convertAll(w.carried);
+            line.additional = convertAll(w.additional);
+            line.tupleResult = id(w.result);
+            markDefined(line.tupleResult);
+            emit(std::move(line));
+          },
       },
       node.body);
 }
@@ -648,17 +659,33 @@ bool buildWrapperIR(ir::Module &module, PassContext &ctx) {
   for (KernelId k = 0; k < module.kernels.size(); ++k)
     kernels.insert(module.kernels[k].name, k, kernelName);
   module.symbols = doc.main.symbols;
+  // Main first, then the subgraphs, each after those it calls (the
+  // reader's order): emitters define a callee before its callers.
   module.functions.resize(1 + doc.subgraphs.size());
+  std::vector<size_t> order = doc.subgraphOrder;
+  if (order.size() != doc.subgraphs.size()) { // a document not from the reader
+    order.resize(doc.subgraphs.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+  }
   std::unordered_map<std::string, unsigned> subgraphs;
-  for (unsigned i = 0; i < doc.subgraphs.size(); ++i)
-    subgraphs.emplace(doc.subgraphs[i].name, i + 1);
+  for (unsigned f = 0; f < order.size(); ++f)
+    subgraphs.emplace(doc.subgraphs[order[f]].name, f + 1);
+  auto markPredicates = [&](const graph::Graph &graph) {
+    for (const graph::Node &node : graph.nodes)
+      if (const auto *loop = std::get_if<Boxed<graph::WhileLoopNode>>(&node.body))
+        module.functions[subgraphs.at((*loop)->condGraph)].returnsPredicate = true;
+  };
+  markPredicates(doc.main);
+  for (const graph::Graph &graph : doc.subgraphs)
+    markPredicates(graph);
   std::vector<bool> definedKernels(module.kernels.size(), false);
   bool ok = FunctionBuilder(module, 0, doc.main, ctx, subgraphs, kernels, definedKernels)
                 .build(owned ? &owned->main : nullptr);
-  for (unsigned i = 0; i < doc.subgraphs.size(); ++i)
-    ok &= FunctionBuilder(module, i + 1, doc.subgraphs[i], ctx, subgraphs, kernels,
+  for (unsigned f = 0; f < order.size(); ++f)
+    ok &= FunctionBuilder(module, f + 1, doc.subgraphs[order[f]], ctx, subgraphs, kernels,
                           definedKernels)
-              .build(owned ? &owned->subgraphs[i] : nullptr);
+              .build(owned ? &owned->subgraphs[order[f]] : nullptr);
   // The IR holds everything later passes need.
   if (ctx.ownedDocument) {
     ctx.document = nullptr;

@@ -45,12 +45,12 @@ constexpr std::array<std::string_view, 92> kCppKeywords = {
 // Names the emitted wrappers bind themselves (Python module globals and the
 // locals of call(), C++ wrapper locals). A graph name equal to one of these
 // would shadow or be shadowed by wrapper code.
-constexpr std::array<std::string_view, 30> kWrapperNames = {
+constexpr std::array<std::string_view, 31> kWrapperNames = {
     "args", "assert_size_stride", "async_compile", "aten",
     "benchmark_compiled_module", "c_int", "c_long", "c_void_p", "call",
     "device", "empty_strided", "empty_strided_cpu", "empty_strided_cuda",
     "extern_kernels", "get_raw_stream", "grid", "math", "operator", "os",
-    "random", "reinterpret_tensor", "stream", "stream0", "tempfile", "tl",
+    "random", "reinterpret_tensor", "should_loop", "stream", "stream0", "tempfile", "tl",
     "torch", "triton", "wirc", "wirc_rt", "workspace"};
 
 bool sortedContains(const auto &table, std::string_view name) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <random>
 #include <set>
 
@@ -471,4 +472,51 @@ TEST_CASE("an IR value keeps its text, view and items out of line", "[ir]") {
   std::vector<ir::BufferId> used;
   ir::forEachBuffer(list, [&](ir::BufferId b) { used.push_back(b); });
   CHECK(used == std::vector<ir::BufferId>{1, 2});
+}
+
+TEST_CASE("subgraph functions come after main, each after those it calls", "[build-wrapper-ir]") {
+  // The nested cond input lists the outer branches before the inner ones.
+  std::ifstream in(std::string(WIRC_SOURCE_DIR) + "/test/lit/fx/Inputs/nested_cond.json");
+  REQUIRE(in);
+  Json json = Json::parse(in);
+  DiagnosticEngine diag;
+  auto doc = readOk(json, diag);
+  ir::Module module;
+  REQUIRE(test::compile(*doc, module, diag));
+  std::vector<std::string> names;
+  for (const ir::Function &f : module.functions)
+    names.push_back(f.name);
+  CHECK(names == std::vector<std::string>{"nested_cond", "outer_false", "inner_true",
+                                          "inner_false", "outer_true"});
+  REQUIRE(ir::verifyModule(module).empty());
+
+  SECTION("the verifier rejects a call to a function that comes later") {
+    std::swap(module.functions[2], module.functions[4]); // outer_true before inner_true
+    for (ir::Line &line : module.functions[2].lines)
+      if (auto *cond = std::get_if<ir::CondLine>(&line))
+        cond->trueFunction = 4;
+    for (ir::Line &line : module.main().lines)
+      if (auto *cond = std::get_if<ir::CondLine>(&line))
+        cond->trueFunction = 2;
+    std::vector<std::string> errors = ir::verifyModule(module);
+    bool found = false;
+    for (const std::string &e : errors) {
+      INFO(e);
+      found |= e.find("cond in function outer_true calls function inner_true, which does not "
+                      "come before it") != std::string::npos;
+    }
+    CHECK(found);
+  }
+  SECTION("a while_loop's cond function must return a predicate") {
+    ir::WhileLoopLine loop;
+    loop.condFunction = 1;
+    loop.bodyFunction = 2;
+    module.main().lines.insert(module.main().lines.begin(), loop);
+    std::vector<std::string> errors = ir::verifyModule(module);
+    REQUIRE_FALSE(errors.empty());
+    bool found = false;
+    for (const std::string &e : errors)
+      found |= e.find("does not return a predicate") != std::string::npos;
+    CHECK(found);
+  }
 }

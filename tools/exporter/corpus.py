@@ -140,6 +140,38 @@ def cond():
     return fn, (torch.tensor(True, device=CUDA), randn(16))
 
 
+@program("nested_cond")
+def nested_cond():
+    def fn(p, q, x):
+        def outer_true(q, t):
+            return torch.cond(q, lambda u: u.cos(), lambda u: u.sin(), (t,))
+        return torch.cond(p, outer_true, lambda q, t: t * 2, (q, x)) + 1
+    return fn, (torch.tensor(True, device=CUDA), torch.tensor(False, device=CUDA), randn(16))
+
+
+@program("while_loop")
+def while_loop():
+    from torch._higher_order_ops.while_loop import while_loop as loop
+
+    def fn(i, x, y):
+        # y is not carried: the loop gets it as an additional input.
+        n, out = loop(lambda i, t: i < 5, lambda i, t: (i + 1, t * 0.5 + y), (i, x))
+        return n, out.sin()
+    return fn, (torch.tensor(0, device=CUDA), randn(8, 32), randn(8, 32))
+
+
+@program("while_loop_cond_in_body")
+def while_loop_cond_in_body():
+    from torch._higher_order_ops.while_loop import while_loop as loop
+
+    def fn(i, x):
+        def body(i, t):
+            t = torch.cond(t.sum() > 0, lambda u: u - 1.0, lambda u: u + 2.0, (t,))
+            return i + 1, t
+        return loop(lambda i, t: i < 3, body, (i, x))[1]
+    return fn, (torch.tensor(0, device=CUDA), randn(64))
+
+
 @program("transformer_block")
 def transformer_block():
     layer = nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0, batch_first=True).to(CUDA)

@@ -338,16 +338,43 @@ struct CondNode {
   std::string result;               ///< one tuple buffer holding all of them
 };
 
-// Extern, assert and cond nodes are held out of line: a node is as large as
+/// torch.while_loop: runs the body subgraph on the carried values while the
+/// cond subgraph returns true; the final carried values land in a tuple
+/// buffer.
+struct WhileLoopNode {
+  std::string condGraph;
+  std::string bodyGraph;
+  std::vector<Value> carried;    ///< the initial carried values
+  std::vector<Value> additional; ///< passed to both subgraphs unchanged
+  std::string result;            ///< the tuple buffer of the final carried values
+};
+
+// Extern, assert, cond and while_loop nodes are held out of line: a node is as large as
 // its largest kind, and kernel calls and comments are most of a graph.
 using NodeBody = std::variant<KernelCallNode, Boxed<ExternNode>, MultiOutputNode,
                               Boxed<AssertSizeStrideNode>, DeviceGuardEnterNode,
-                              DeviceGuardExitNode, CommentNode, Boxed<CondNode>>;
+                              DeviceGuardExitNode, CommentNode, Boxed<CondNode>,
+                              Boxed<WhileLoopNode>>;
 
 struct Node {
   NodeBody body;
   std::string pointer; ///< JSON Pointer of the node, for diagnostics
 };
+
+/// Calls \p fn(node, name, field) for every subgraph \p nodes call: a cond's
+/// branches and a while_loop's cond and body, in node order; field is the
+/// node's member that names it ("true_graph", ...).
+template <typename Fn> void forEachSubgraphCall(const std::vector<Node> &nodes, Fn &&fn) {
+  for (const Node &node : nodes) {
+    if (const auto *cond = std::get_if<Boxed<CondNode>>(&node.body)) {
+      fn(node, (*cond)->trueGraph, "true_graph");
+      fn(node, (*cond)->falseGraph, "false_graph");
+    } else if (const auto *loop = std::get_if<Boxed<WhileLoopNode>>(&node.body)) {
+      fn(node, (*loop)->condGraph, "cond_graph");
+      fn(node, (*loop)->bodyGraph, "body_graph");
+    }
+  }
+}
 
 /// One graph: the top-level document or one of its subgraphs.
 struct Graph {
@@ -375,6 +402,11 @@ struct Document {
   std::vector<Kernel> kernels;
   /// Kernel name to index in \c kernels; built by the reader.
   std::unordered_map<std::string, size_t, NameHash, std::equal_to<>> kernelIndex;
+
+  /// Indices into \c subgraphs, each after every subgraph it calls
+  /// (through cond and while_loop nodes); built by the reader, which rejects
+  /// calls that loop back.
+  std::vector<size_t> subgraphOrder;
 
   const Kernel *findKernel(std::string_view name) const;
   const Graph *findSubgraph(std::string_view name) const;

@@ -317,6 +317,19 @@ struct CondLine {
   BufferId tupleResult = kNoBuffer; ///< one tuple buffer holding them all
 };
 
+/// torch.while_loop: calls the cond function on the carried and additional
+/// values and, while it returns true, the body function, whose outputs are
+/// the next carried values. The final carried values land in a tuple buffer;
+/// when the body never runs, they are copies of the initial ones, so the
+/// result never aliases an operand.
+struct WhileLoopLine {
+  unsigned condFunction = 0;
+  unsigned bodyFunction = 0;
+  std::vector<Value> carried;
+  std::vector<Value> additional;
+  BufferId tupleResult = kNoBuffer;
+};
+
 /// Returns from the function.
 struct OutputLine {
   std::vector<Value> outputs;
@@ -326,8 +339,8 @@ using Line = std::variant<AllocateLine, FreeLine, ReuseLine, CommentLine, Kernel
                           KernelCallLine, ExternKernelOutLine, ExternKernelAllocLine,
                           MultiOutputLine, ReinterpretViewLine, AssertSizeStrideLine,
                           SymbolBindingLine, DeviceGuardEnterLine, DeviceGuardExitLine,
-                          SubgraphEnterLine, SubgraphExitLine, CondLine, OutputLine,
-                          PoolAllocateLine, AllocateFromPoolLine, PoolFreeLine>;
+                          SubgraphEnterLine, SubgraphExitLine, CondLine, WhileLoopLine,
+                          OutputLine, PoolAllocateLine, AllocateFromPoolLine, PoolFreeLine>;
 
 /// Helper for std::visit over an overload set of lambdas.
 template <class... Ts> struct Overloaded : Ts... {
@@ -381,6 +394,10 @@ template <typename Fn> void forEachUse(const Line &line, Fn &&fn) {
                    forEachBuffer(l.predicate, fn);
                    values(l.operands);
                  },
+                 [&](const WhileLoopLine &l) {
+                   values(l.carried);
+                   values(l.additional);
+                 },
                  [&](const OutputLine &l) { values(l.outputs); },
                  [](const auto &) {},
              },
@@ -405,6 +422,7 @@ template <typename Fn> void forEachDef(const Line &line, Fn &&fn) {
                    if (l.tupleResult != kNoBuffer)
                      fn(l.tupleResult);
                  },
+                 [&](const WhileLoopLine &l) { fn(l.tupleResult); },
                  [](const auto &) {},
              },
              line);
@@ -413,6 +431,9 @@ template <typename Fn> void forEachDef(const Line &line, Fn &&fn) {
 struct Function {
   std::string name;
   bool isSubgraph = false;
+  /// A while_loop's cond: FX passes its one output bare, not in a tuple,
+  /// as the while_loop operator expects of its cond function.
+  bool returnsPredicate = false;
   std::vector<BufferId> inputs;
   std::vector<Line> lines;
   /// JSON Pointers of the graph nodes its kernel calls came from

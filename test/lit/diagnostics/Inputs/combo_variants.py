@@ -3,25 +3,12 @@ a graph with combo kernels per file and compiles each with WIRC, printing
 the variant's name, wirc's diagnostics, its exit code and whether it wrote
 an output file."""
 import copy
-import json
-import os
-import subprocess
 import sys
 
-good = json.load(open(sys.argv[1]))
-out = sys.argv[2]
-os.makedirs(out, exist_ok=True)
+from variants import Variants
 
-
-VARIANTS = []
-
-
-def variant(name, change):
-    VARIANTS.append(name)
-    doc = copy.deepcopy(good)
-    change(doc)
-    with open(os.path.join(out, name + ".json"), "w") as f:
-        json.dump(doc, f, indent=1)
+variants = Variants(sys.argv[1], sys.argv[2])
+variant = variants.add
 
 
 def kernel(doc, name):
@@ -60,11 +47,4 @@ def plain_kernel_with_part_numel(d):
 variant("part-numel-on-plain", plain_kernel_with_part_numel)
 
 
-for name in VARIANTS:
-    path = os.path.join(out, name + ".json")
-    target = os.path.join(out, name + ".out")
-    result = subprocess.run([sys.argv[3], "compile", path, "-o", target],
-                            capture_output=True, text=True)
-    print(f"== {name}")
-    print(result.stderr.replace(path, name + ".json"), end="")
-    print(f"exit {result.returncode}, output {'written' if os.path.exists(target) else 'none'}")
+variants.run(sys.argv[3])

@@ -1,0 +1,71 @@
+"""control_flow_variants.py GOOD.json OUT_DIR WIRC: malformed variants of a
+graph with a torch.while_loop (fx/Inputs/while_loop.json), each compiled by
+WIRC: the loop's fields, its subgraphs' inputs and outputs, calls between
+subgraphs that loop back, and the C++ wrapper, which cannot run a loop."""
+import copy
+import sys
+
+from variants import Variants
+
+variants = Variants(sys.argv[1], sys.argv[2])
+variant = variants.add
+
+
+def loop(doc):
+    return next(n for n in doc["nodes"] if n["op"] == "while_loop")
+
+
+def subgraph(doc, name):
+    return next(g for g in doc["subgraphs"] if g["name"] == name)
+
+
+COND, BODY = "while_loop_cond_graph_0", "while_loop_body_graph_0"
+
+variant("no-result", lambda d: loop(d).pop("result"))
+variant("unknown-field", lambda d: loop(d).update(stack_output=True))
+variant("unknown-body", lambda d: loop(d).update(body_graph="body_fn_9"))
+variant("result-not-tuple", lambda d: loop(d).update(result="buf3"))
+variant("no-carried", lambda d: loop(d).update(carried=[]))
+variant("carried-int", lambda d: loop(d)["carried"].__setitem__(0, 3))
+variant("carried-tuple", lambda d: loop(d)["carried"].__setitem__(0, {"buffer": "buf0"}))
+variant("cond-inputs", lambda d: subgraph(d, COND)["inputs"].pop())
+variant("cond-outputs", lambda d: subgraph(d, COND)["outputs"].append({"buffer": "arg0_1"}))
+variant("body-outputs", lambda d: subgraph(d, BODY)["outputs"].pop())
+
+
+def loop_in_body_calling_body(d):
+    # The body runs a loop whose body is the body itself.
+    node = copy.deepcopy(loop(d))
+    node["result"] = "buf2"
+    body = subgraph(d, BODY)
+    body["buffers"].append({"name": "buf2", "tuple": True})
+    body["nodes"].append(node)
+
+
+variant("body-calls-itself", loop_in_body_calling_body)
+
+
+def calls_loop_back(d):
+    # The cond subgraph runs a cond over the body, which runs one over the
+    # cond subgraph.
+    def call(caller, callee, result):
+        g = subgraph(d, caller)
+        g["buffers"].append({"name": result, "tuple": True})
+        g["nodes"].append({"op": "cond", "predicate": True, "true_graph": callee,
+                           "false_graph": callee, "operands": [{"buffer": "arg0_1"},
+                           {"buffer": "arg1_1"}, {"buffer": "arg2_1"}], "result": result})
+    call(COND, BODY, "buf1")
+    call(BODY, COND, "buf2")
+
+
+variant("calls-loop-back", calls_loop_back)
+
+
+def with_ptx(d):
+    for kernel in d["kernels"]:
+        for config in kernel["configs"]:
+            config["artifacts"] = {"ptx": ".version 8.0\n.target sm_90\n"}
+
+
+variant("cpp", with_ptx, args=("--emit=cpp",))
+variants.run(sys.argv[3])
