@@ -243,6 +243,12 @@ private:
                       const std::vector<std::pair<std::string, Value>> &kwargs,
                       const Value *outValue, BufferId result);
   void condCall(std::string &text, const CondLine &c);
+  /// A call of subgraph \p then, or of \p then or \p otherwise on
+  /// \p predicate (torch.cond); the outputs land in \p results or in
+  /// \p tupleResult's items.
+  void subgraphCall(std::string &text, const Value *predicate, unsigned then, unsigned otherwise,
+                    const std::vector<Value> &operands, const std::vector<BufferId> &results,
+                    BufferId tupleResult, std::string_view op);
   std::string function(const Function &f);
   [[noreturn]] void rejectExtern(const std::string &op) const {
     unsupported(fmt::format("extern kernel '{}' without a hook table (--cpp-extern=hooks)", op));
@@ -1089,6 +1095,10 @@ void CppEmitter::body(std::string &text, const Line &l) {
           [&](const SubgraphEnterLine &) {},
           [&](const SubgraphExitLine &) {},
           [&](const CondLine &c) { condCall(text, c); },
+          [&](const InvokeSubgraphLine &i) {
+            subgraphCall(text, nullptr, i.function, i.function, i.operands, {}, i.tupleResult,
+                         "invoke_subgraph");
+          },
           [&](const WhileLoopLine &) {
             unsupported("torch.while_loop (use --emit=python, fx or fx-module)");
           },
@@ -1174,29 +1184,37 @@ void CppEmitter::body(std::string &text, const Line &l) {
 /// tensor), then calls one subgraph function with the operands; the results
 /// land in NAME_items for multi_output to unpack, or in their own buffers.
 void CppEmitter::condCall(std::string &text, const CondLine &c) {
-  const Function &then = module.functions.at(c.trueFunction);
-  const Function &otherwise = module.functions.at(c.falseFunction);
+  subgraphCall(text, &*c.predicate, c.trueFunction, c.falseFunction, c.operands, c.results,
+               c.tupleResult, "torch.cond");
+}
+
+void CppEmitter::subgraphCall(std::string &text, const Value *predicate, unsigned thenIndex,
+                              unsigned otherwiseIndex, const std::vector<Value> &operands,
+                              const std::vector<BufferId> &results, BufferId tupleResult,
+                              std::string_view op) {
+  const Function &then = module.functions.at(thenIndex);
+  const Function &otherwise = module.functions.at(otherwiseIndex);
   size_t numResults = 0;
   for (const Line &l : then.lines)
     if (const auto *o = std::get_if<OutputLine>(&l))
       numResults = o->outputs.size();
-  std::string pred;
-  switch (c.predicate->kind) {
+  std::string pred = "true";
+  switch (predicate ? predicate->kind : Value::Kind::Bool) {
   case Value::Kind::Bool:
-    pred = c.predicate->boolValue ? "true" : "false";
+    pred = !predicate || predicate->boolValue ? "true" : "false";
     break;
   case Value::Kind::Int:
-    pred = c.predicate->intValue ? "true" : "false";
+    pred = predicate->intValue ? "true" : "false";
     break;
   case Value::Kind::Expr:
-    pred = fmt::format("({}) != 0", expr(c.predicate->expr));
+    pred = fmt::format("({}) != 0", expr(predicate->expr));
     break;
   case Value::Kind::Buffer: {
-    const BufferInfo &p = module.buffer(c.predicate->buffer);
+    const BufferInfo &p = module.buffer(predicate->buffer);
     if (p.kind == BufferKind::SymbolInput) {
       pred = fmt::format("{} != 0", p.name);
     } else if (aoti()) {
-      pred = fmt::format("wirc::rt::aoti::item_bool({}, \"cond\")", handle(c.predicate->buffer));
+      pred = fmt::format("wirc::rt::aoti::item_bool({}, \"cond\")", handle(predicate->buffer));
     } else {
       if (p.layout.dtype != graph::DType::Bool || p.layout.device.kind != graph::Device::Kind::CUDA)
         unsupported(fmt::format("torch.cond predicate '{}' (a CUDA bool tensor is read)", p.name));
@@ -1210,7 +1228,7 @@ void CppEmitter::condCall(std::string &text, const CondLine &c) {
   std::string tensors, symbols;
   unsigned counter = 0;
   std::string decls;
-  for (const Value &v : c.operands) {
+  for (const Value &v : operands) {
     if (v.kind == Value::Kind::Expr || v.kind == Value::Kind::Int ||
         (v.kind == Value::Kind::Buffer &&
          module.buffer(v.buffer).kind == BufferKind::SymbolInput)) {
@@ -1236,14 +1254,14 @@ void CppEmitter::condCall(std::string &text, const CondLine &c) {
                              tensors.empty() ? "" : ", ", base.name, expr(v.expr), itemsize(base),
                              v.size().size(), var, var);
     } else {
-      unsupported("a torch.cond operand that is not a tensor or a size");
+      unsupported(fmt::format("a {} operand that is not a tensor or a size", op));
     }
   }
   size_t slots = std::max<size_t>(numResults, 1);
   std::string target;
-  if (c.tupleResult != kNoBuffer) {
-    target = name(c.tupleResult);
-    itemTuples.insert(c.tupleResult);
+  if (tupleResult != kNoBuffer) {
+    target = name(tupleResult);
+    itemTuples.insert(tupleResult);
   } else {
     target = fmt::format("wirc_cond{}", condCounter++);
   }
@@ -1254,7 +1272,8 @@ void CppEmitter::condCall(std::string &text, const CondLine &c) {
     text += fmt::format("  wirc::rt::Buffer {}_item_storage[{}];\n", target, slots);
   }
   // The predicate first: nothing is handed to a branch before it is known.
-  text += fmt::format("  {{\n    const bool wirc_pred = {};\n", pred);
+  text += predicate ? fmt::format("  {{\n    const bool wirc_pred = {};\n", pred)
+                    : std::string("  {\n");
   text += decls;
   text += fmt::format("    {} wirc_inputs[] = {{{}}};\n",
                       aoti() ? "AtenTensorHandle" : "wirc::rt::Tensor",
@@ -1273,8 +1292,11 @@ void CppEmitter::condCall(std::string &text, const CondLine &c) {
   };
   if (aoti())
     text += fmt::format("    AtenTensorHandle wirc_results[{}] = {{}};\n", slots);
-  text += fmt::format("    if (wirc_pred) {{\n{}    }} else {{\n{}    }}\n", call(then),
-                      call(otherwise));
+  if (predicate)
+    text += fmt::format("    if (wirc_pred) {{\n{}    }} else {{\n{}    }}\n", call(then),
+                        call(otherwise));
+  else
+    text += call(then).substr(2); // one level less indented
   // The handles the branch returned are owned from here on.
   if (aoti())
     text += fmt::format("    for (int i = 0; i < {}; ++i)\n      {}_items[i] = "
@@ -1282,8 +1304,8 @@ void CppEmitter::condCall(std::string &text, const CondLine &c) {
                         slots, target);
   text += "  }\n";
   // Results named one by one take their item.
-  for (size_t i = 0; i < c.results.size(); ++i) {
-    const BufferInfo &r = module.buffer(c.results[i]);
+  for (size_t i = 0; i < results.size(); ++i) {
+    const BufferInfo &r = module.buffer(results[i]);
     if (aoti()) {
       text += fmt::format("  wirc::rt::aoti::Handle {0}_h = std::move({1}_items[{2}]);\n"
                           "  [[maybe_unused]] wirc::rt::Tensor {0} = {0}_h.tensor(\"{0}\");\n",
@@ -1297,7 +1319,8 @@ void CppEmitter::condCall(std::string &text, const CondLine &c) {
 }
 
 /// One function's parameters and body: run() for the main graph, a static
-/// subgraph_NAME() for each torch.cond branch (same parameters).
+/// subgraph_NAME() for each subgraph: a torch.cond branch or an invoked region
+/// (same parameters).
 std::string CppEmitter::function(const Function &f) {
   externOps.clear();
   externResolution.clear();
@@ -1329,7 +1352,7 @@ std::string CppEmitter::function(const Function &f) {
   }
   std::string head;
   if (f.isSubgraph) {
-    head = fmt::format("\n/// torch.cond branch '{}': {} tensors, {} size symbols in; {} outputs.\n"
+    head = fmt::format("\n/// Subgraph '{}': {} tensors, {} size symbols in; {} outputs.\n"
                        "static void subgraph_{}",
                        f.name, tensorInputs, symbolInputs, outputs, f.name);
   } else if (aoti()) {

@@ -759,6 +759,25 @@ void FxGraphPrinter::line(const Line &l) {
               bufferNode[c.results[i]] = n;
             }
           },
+          [&](const InvokeSubgraphLine &i) {
+            const std::string &graphName = module.functions[i.function].name;
+            unsigned g = addAttrNode(graphName, "get_attr", graphName);
+            unsigned n = callNode(module.buffer(i.tupleResult).name,
+                                  "torch.ops.higher_order.invoke_subgraph", [&](TextBuffer &s) {
+                                    s += '(';
+                                    appendRef(s, g);
+                                    s += ", '"sv;
+                                    s += graphName; // an identifier: no quoting needed
+                                    s += '\'';
+                                    for (const Value &v : i.operands) {
+                                      s += ", "sv;
+                                      appendValue(s, v);
+                                    }
+                                    s += ')';
+                                    s += kNoKwargs;
+                                  });
+            bufferNode[i.tupleResult] = n;
+          },
           [&](const WhileLoopLine &w) {
             const std::string &condName = module.functions[w.condFunction].name;
             unsigned c = addAttrNode(condName, "get_attr", condName);

@@ -559,6 +559,20 @@ void GraphBuilder::emitLine(const Line &l) {
               node[c.results[i]] = r;
             }
           },
+          [&](const InvokeSubgraphLine &i) {
+            std::string g = fresh("subgraph");
+            const std::string &graphName = module.functions[i.function].name;
+            linef("{} = g.get_attr('{}')", g, graphName);
+            TextBuffer operands;
+            for (const Value &v : i.operands) {
+              operands += ", "sv;
+              appendValue(operands, v);
+            }
+            std::string n = fresh("invoke_subgraph");
+            linef("{} = g.call_function(torch.ops.higher_order.invoke_subgraph, ({}, '{}'{}))", n,
+                  g, graphName, operands.view());
+            node[i.tupleResult] = n;
+          },
           [&](const WhileLoopLine &w) {
             std::string c = fresh("cond_fn"), b = fresh("body_fn");
             linef("{} = g.get_attr('{}')", c, module.functions[w.condFunction].name);
@@ -735,6 +749,8 @@ def delete(x):
         callees.insert(callees.end(), {c->trueFunction, c->falseFunction});
       else if (const auto *w = std::get_if<WhileLoopLine>(&l))
         callees.insert(callees.end(), {w->condFunction, w->bodyFunction});
+      else if (const auto *i = std::get_if<InvokeSubgraphLine>(&l))
+        callees.push_back(i->function);
     }
     std::sort(callees.begin(), callees.end());
     callees.erase(std::unique(callees.begin(), callees.end()), callees.end());

@@ -471,6 +471,13 @@ void PythonEmitter::body(const Line &l) {
             linef("{}{}({})", target, module.functions[c.falseFunction].name, operands);
             --indent;
           },
+          [&](const InvokeSubgraphLine &i) {
+            std::string operands = "[";
+            for (size_t k = 0; k < i.operands.size(); ++k)
+              operands += (k ? ", " : "") + value(i.operands[k]);
+            linef("{} = {}({}])", name(i.tupleResult), module.functions[i.function].name,
+                  operands);
+          },
           [&](const WhileLoopLine &w) {
             // Inductor's host loop: the carried values live in the result's
             // list; when the body never runs they are copied, so the result

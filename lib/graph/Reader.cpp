@@ -2499,10 +2499,31 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
     node.body.emplace<Boxed<WhileLoopNode>>(std::move(loop));
     return true;
   }
+  if (is("invoke_subgraph")) {
+    const char *what = "an invoke_subgraph node";
+    if (!expectObject(value, pointer, {"op", "subgraph", "operands", "result"}, what))
+      return false;
+    std::optional<Json> graph = field(value, pointer, "subgraph", true, what);
+    std::optional<Json> result = field(value, pointer, "result", true, what);
+    if (!graph || !result)
+      return false;
+    InvokeSubgraphNode invoke;
+    auto g = getName(*graph, pointer + "/subgraph", "subgraph");
+    auto r = getName(*result, pointer + "/result", "buffer");
+    if (!g || !r)
+      return false;
+    invoke.graph = *g;
+    invoke.result = *r;
+    if (!readValues(field(value, pointer, "operands", false, what), pointer + "/operands",
+                    invoke.operands))
+      return false;
+    node.body.emplace<Boxed<InvokeSubgraphNode>>(std::move(invoke));
+    return true;
+  }
   error(pointer + "/op",
              fmt::format("unknown node op '{}'; expected kernel_call, extern_out, extern_alloc, "
                          "fallback, multi_output, assert_size_stride, device_guard_enter, "
-                         "device_guard_exit, comment, cond or while_loop",
+                         "device_guard_exit, comment, cond, while_loop or invoke_subgraph",
                          printable(kind)));
   return false;
 }
@@ -3360,6 +3381,16 @@ void Reader::checkGraph(Graph &graph) {
                             loop->bodyGraph, sub->outputs.size(), loop->carried.size()));
       }
       defineTupleResult(loop->result, p + "/result", "while_loop");
+    } else if (auto *boxedInvoke = std::get_if<Boxed<InvokeSubgraphNode>>(&node.body)) {
+      const InvokeSubgraphNode *invoke = &**boxedInvoke;
+      for (size_t i = 0; i < invoke->operands.size(); ++i)
+        useValue(invoke->operands[i], (p + "/operands").child(i), useValue);
+      if (const Graph *sub = calledSubgraph(invoke->graph, p + "/subgraph"))
+        if (sub->inputs.size() != invoke->operands.size())
+          error(p + "/subgraph",
+                fmt::format("subgraph '{}' takes {} inputs but the invoke_subgraph passes {}",
+                            invoke->graph, sub->inputs.size(), invoke->operands.size()));
+      defineTupleResult(invoke->result, p + "/result", "invoke_subgraph");
     }
   }
   if (guardDepth != 0)

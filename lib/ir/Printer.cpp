@@ -216,6 +216,10 @@ std::string Printer::line(const Line &l) const {
                                module.functions[w.bodyFunction].name, values(w.carried),
                                values(w.additional));
           },
+          [&](const InvokeSubgraphLine &i) {
+            return fmt::format("({}) = invoke @{} ({})", name(i.tupleResult),
+                               module.functions[i.function].name, values(i.operands));
+          },
           [&](const OutputLine &o) { return fmt::format("output ({})", values(o.outputs)); },
           [&](const PoolAllocateLine &p) {
             const PoolInfo &pool = module.pool(p.pool);

@@ -169,6 +169,8 @@ private:
       if (const auto *cond = std::get_if<CondLine>(&line))
         for (unsigned target : {cond->trueFunction, cond->falseFunction})
           checkCallee(target, "cond");
+      if (const auto *invoke = std::get_if<InvokeSubgraphLine>(&line))
+        checkCallee(invoke->function, "invoke");
       if (const auto *loop = std::get_if<WhileLoopLine>(&line)) {
         checkCallee(loop->condFunction, "while_loop");
         checkCallee(loop->bodyFunction, "while_loop");

@@ -64,6 +64,7 @@ std::string_view lineKindName(const Line &line) {
           [](const SubgraphExitLine &) { return "subgraph.exit"; },
           [](const CondLine &) { return "cond"; },
           [](const WhileLoopLine &) { return "while_loop"; },
+          [](const InvokeSubgraphLine &) { return "invoke"; },
           [](const OutputLine &) { return "output"; },
           [](const PoolAllocateLine &) { return "pool.alloc"; },
           [](const AllocateFromPoolLine &) { return "alloc_from_pool"; },

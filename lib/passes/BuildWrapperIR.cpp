@@ -589,6 +589,15 @@ void FunctionBuilder::buildNode(graph::Node &node) {
             markDefined(line.tupleResult);
             emit(std::move(line));
           },
+          [&](Boxed<graph::InvokeSubgraphNode> &boxed) {
+            graph::InvokeSubgraphNode &i = *boxed;
+            InvokeSubgraphLine line;
+            line.function = subgraphs.at(i.graph);
+            line.operands = convertAll(i.operands);
+            line.tupleResult = id(i.result);
+            markDefined(line.tupleResult);
+            emit(std::move(line));
+          },
       },
       node.body);
 }

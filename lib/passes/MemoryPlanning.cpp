@@ -215,6 +215,9 @@ StorageGroups collectGroups(const Module &module, const Function &function,
     if (const auto *c = std::get_if<CondLine>(&line))
       for (const Value &v : c->operands)
         forEachBuffer(v, escape);
+    if (const auto *s = std::get_if<InvokeSubgraphLine>(&line))
+      for (const Value &v : s->operands)
+        forEachBuffer(v, escape);
     if (const auto *w = std::get_if<WhileLoopLine>(&line)) {
       for (const Value &v : w->carried)
         forEachBuffer(v, escape);

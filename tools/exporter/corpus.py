@@ -172,6 +172,18 @@ def while_loop_cond_in_body():
     return fn, (torch.tensor(0, device=CUDA), randn(64))
 
 
+@program("nested_compile_region")
+def nested_compile_region():
+    @torch.compiler.nested_compile_region
+    def layer(x, w):
+        return torch.relu(x @ w) * 2 + 1
+
+    def fn(x, w1, w2):
+        # One subgraph, invoked twice.
+        return layer(layer(x, w1), w2).sin()
+    return fn, (randn(8, 16), randn(16, 16), randn(16, 16))
+
+
 @program("transformer_block")
 def transformer_block():
     layer = nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0, batch_first=True).to(CUDA)

@@ -502,3 +502,45 @@ def argsort_stable():
         order = torch.argsort(x, dim=0, stable=True)
         return order, torch.take_along_dim(x, order, dim=0).cumsum(0)
     return fn, (torch.randint(0, 5, (40, 3), device=CUDA).float(),)
+
+
+@program("while_loop_never_runs")
+def while_loop_never_runs():
+    from torch._higher_order_ops.while_loop import while_loop as loop
+
+    def fn(i, x):
+        # The predicate is false at once: the results are copies of the inputs.
+        n, out = loop(lambda i, t: i < 0, lambda i, t: (i + 1, t.cos()), (i, x))
+        x.add_(1)  # the results must not alias x
+        return n, out
+    return fn, (torch.tensor(3, device=CUDA), randn(5, 7))
+
+
+@program("while_loop_two_states")
+def while_loop_two_states():
+    from torch._higher_order_ops.while_loop import while_loop as loop
+
+    def fn(i, h, acc, w):
+        def body(i, h, acc):
+            h = torch.tanh(h @ w)
+            return i + 1, h, acc + h.sum(0)
+        return loop(lambda i, h, acc: i < 4, body, (i, h, acc))
+    return fn, (torch.tensor(0, device=CUDA), randn(6, 12), torch.zeros(12, device=CUDA),
+                randn(12, 12) * 0.3)
+
+
+@program("nested_region_training", training=True)
+def nested_region_training():
+    lin1, lin2 = nn.Linear(20, 20).to(CUDA), nn.Linear(20, 20).to(CUDA)
+
+    @torch.compiler.nested_compile_region
+    def block(x, w, b):
+        return F.gelu(F.linear(x, w, b)) + x
+
+    def fn(x):
+        lin1.zero_grad(set_to_none=True)
+        lin2.zero_grad(set_to_none=True)
+        y = block(block(x, lin1.weight, lin1.bias), lin2.weight, lin2.bias)
+        y.square().mean().backward()
+        return y.detach(), lin1.weight.grad.clone(), lin2.bias.grad.clone()
+    return fn, (randn(10, 20),)

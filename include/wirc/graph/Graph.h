@@ -349,12 +349,20 @@ struct WhileLoopNode {
   std::string result;            ///< the tuple buffer of the final carried values
 };
 
-// Extern, assert, cond and while_loop nodes are held out of line: a node is as large as
+/// invoke_subgraph: calls a subgraph (a torch.compiler.nested_compile_region,
+/// which several nodes may call); its outputs land in a tuple buffer.
+struct InvokeSubgraphNode {
+  std::string graph;
+  std::vector<Value> operands;
+  std::string result; ///< the tuple buffer of the subgraph's outputs
+};
+
+// Extern, assert and subgraph-calling nodes are held out of line: a node is as large as
 // its largest kind, and kernel calls and comments are most of a graph.
 using NodeBody = std::variant<KernelCallNode, Boxed<ExternNode>, MultiOutputNode,
                               Boxed<AssertSizeStrideNode>, DeviceGuardEnterNode,
                               DeviceGuardExitNode, CommentNode, Boxed<CondNode>,
-                              Boxed<WhileLoopNode>>;
+                              Boxed<WhileLoopNode>, Boxed<InvokeSubgraphNode>>;
 
 struct Node {
   NodeBody body;
@@ -362,8 +370,8 @@ struct Node {
 };
 
 /// Calls \p fn(node, name, field) for every subgraph \p nodes call: a cond's
-/// branches and a while_loop's cond and body, in node order; field is the
-/// node's member that names it ("true_graph", ...).
+/// branches, a while_loop's cond and body, an invoke_subgraph's graph, in
+/// node order; field is the node's member that names it ("true_graph", ...).
 template <typename Fn> void forEachSubgraphCall(const std::vector<Node> &nodes, Fn &&fn) {
   for (const Node &node : nodes) {
     if (const auto *cond = std::get_if<Boxed<CondNode>>(&node.body)) {
@@ -372,6 +380,8 @@ template <typename Fn> void forEachSubgraphCall(const std::vector<Node> &nodes, 
     } else if (const auto *loop = std::get_if<Boxed<WhileLoopNode>>(&node.body)) {
       fn(node, (*loop)->condGraph, "cond_graph");
       fn(node, (*loop)->bodyGraph, "body_graph");
+    } else if (const auto *invoke = std::get_if<Boxed<InvokeSubgraphNode>>(&node.body)) {
+      fn(node, (*invoke)->graph, "subgraph");
     }
   }
 }

@@ -330,6 +330,14 @@ struct WhileLoopLine {
   BufferId tupleResult = kNoBuffer;
 };
 
+/// invoke_subgraph: calls a subgraph function; its outputs land in a tuple
+/// buffer.
+struct InvokeSubgraphLine {
+  unsigned function = 0;
+  std::vector<Value> operands;
+  BufferId tupleResult = kNoBuffer;
+};
+
 /// Returns from the function.
 struct OutputLine {
   std::vector<Value> outputs;
@@ -340,7 +348,8 @@ using Line = std::variant<AllocateLine, FreeLine, ReuseLine, CommentLine, Kernel
                           MultiOutputLine, ReinterpretViewLine, AssertSizeStrideLine,
                           SymbolBindingLine, DeviceGuardEnterLine, DeviceGuardExitLine,
                           SubgraphEnterLine, SubgraphExitLine, CondLine, WhileLoopLine,
-                          OutputLine, PoolAllocateLine, AllocateFromPoolLine, PoolFreeLine>;
+                          InvokeSubgraphLine, OutputLine, PoolAllocateLine,
+                          AllocateFromPoolLine, PoolFreeLine>;
 
 /// Helper for std::visit over an overload set of lambdas.
 template <class... Ts> struct Overloaded : Ts... {
@@ -398,6 +407,7 @@ template <typename Fn> void forEachUse(const Line &line, Fn &&fn) {
                    values(l.carried);
                    values(l.additional);
                  },
+                 [&](const InvokeSubgraphLine &l) { values(l.operands); },
                  [&](const OutputLine &l) { values(l.outputs); },
                  [](const auto &) {},
              },
@@ -423,6 +433,7 @@ template <typename Fn> void forEachDef(const Line &line, Fn &&fn) {
                      fn(l.tupleResult);
                  },
                  [&](const WhileLoopLine &l) { fn(l.tupleResult); },
+                 [&](const InvokeSubgraphLine &l) { fn(l.tupleResult); },
                  [](const auto &) {},
              },
              line);

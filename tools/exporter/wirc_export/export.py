@@ -135,9 +135,9 @@ def _kernel_source(body: str) -> tuple[str, str]:
 
 
 class _ControlFlowMarker(W.WrapperLine):
-    """Marks where Inductor's text for a torch.cond or torch.while_loop
-    starts; carries the node. The exported node stands for all of the text
-    up to the _ControlFlowEnd."""
+    """Marks where Inductor's text for a torch.cond, a torch.while_loop or an
+    invoke_subgraph starts; carries the node. The exported node stands for all
+    of the text up to the _ControlFlowEnd."""
 
     def __init__(self, node: Any, kind: str):
         self.node = node
@@ -224,8 +224,12 @@ class _GraphConverter:
     """Converts one wrapper's lines into a graph document."""
 
     def __init__(self, wrapper: W.PythonWrapperCodegen, name: str, artifacts: bool,
-                 subgraphs: Optional[dict] = None):
+                 subgraphs: Optional[dict] = None, kernel_defs: Optional[dict] = None):
         self.wrapper = wrapper
+        # Kernels defined so far by any graph of this compilation (name ->
+        # (kernel, tuner)): Inductor defines a kernel once, in the first
+        # subgraph to use it, and other subgraphs just call it.
+        self.kernel_defs = kernel_defs if kernel_defs is not None else {}
         self.graph = V.graph
         self.name = name
         self.artifacts = artifacts
@@ -403,6 +407,7 @@ class _GraphConverter:
             **({"combo_grid": combo} if combo is not None else {}),
             "configs": configs,
         }
+        self.kernel_defs[name] = (self.kernels[name], tuner)
 
     @staticmethod
     def kernel_artifacts(tuner: Any, index: int) -> dict:
@@ -424,10 +429,27 @@ class _GraphConverter:
             out["profile_scratch"] = int(getattr(meta, "profile_scratch_size", 0) or 0)
         return out
 
+    def define_elsewhere(self, name: str) -> None:
+        """Takes the definition of a kernel that another graph of this
+        compilation defined: a subgraph converted before, or an enclosing
+        graph, whose lines are not converted yet."""
+        if self.kernel_defs.get(name):
+            self.kernels[name], self.tuners[name] = self.kernel_defs[name]
+            return
+        parent = getattr(self.wrapper, "parent_wrapper", None)
+        while parent is not None:
+            for line in parent.lines:
+                if type(line).__name__ == "KernelDefinitionLine" and line.kernel_name == name:
+                    self.define_kernel(line)
+                    return
+            parent = getattr(parent, "parent_wrapper", None)
+
     def kernel_call(self, line: W.KernelCallLine) -> None:
         name = line.kernel_name
         if not line.triton:
             raise ExportError(f"kernel {name} is not a Triton kernel")
+        if name not in self.kernels:
+            self.define_elsewhere(name)
         if name not in self.kernels:
             raise ExportError(f"kernel {name} is called before it is defined")
         kernel = self.kernels[name]
@@ -678,6 +700,14 @@ class _GraphConverter:
                            "additional": [self.value(v) for v in loop.additional_inputs],
                            "result": result})
 
+    def invoke_subgraph(self, invoke: Any) -> None:
+        graph = self.called_subgraph(invoke.subgraph, "invoke_subgraph")
+        result = invoke.get_name()
+        self.note_buffer(result)
+        self.nodes.append({"op": "invoke_subgraph", "subgraph": graph,
+                           "operands": [self.value(v) for v in invoke.inputs],
+                           "result": result})
+
     def cond(self, conditional: Any) -> None:
         names = [self.called_subgraph(sub, "torch.cond")
                  for sub in (conditional.true_subgraph, conditional.false_subgraph)]
@@ -697,10 +727,8 @@ class _GraphConverter:
         if self.skipping:
             return
         if isinstance(line, _ControlFlowMarker):
-            if line.kind == "cond":
-                self.cond(line.node)
-            else:
-                self.while_loop(line.node)
+            {"cond": self.cond, "while_loop": self.while_loop,
+             "invoke_subgraph": self.invoke_subgraph}[line.kind](line.node)
             self.skipping = True
             return
         if isinstance(line, str):
@@ -861,11 +889,16 @@ class _Exporter:
         # Subgraphs are generated (by Inductor) before the graph that calls
         # them: name -> (fields, symbols, kernels).
         self.subgraphs: dict[str, tuple] = {}
+        # Kernels the graph being compiled and its subgraphs defined so far.
+        self.kernel_defs: dict[str, Any] = {}
 
     def export(self, wrapper: W.PythonWrapperCodegen) -> str:
         name = f"graph{self.count}"
         self.count += 1
-        doc = _GraphConverter(wrapper, name, self.artifacts, self.subgraphs).convert()
+        doc = _GraphConverter(wrapper, name, self.artifacts, self.subgraphs,
+                              self.kernel_defs).convert()
+        # Kernel names are per compilation: the next graph starts afresh.
+        self.kernel_defs = {}
         path = os.path.join(self.out_dir, f"{name}.json")
         os.makedirs(self.out_dir, exist_ok=True)
         tmp = path + ".tmp"
@@ -956,7 +989,9 @@ class WircExportWrapperCodegen(W.PythonWrapperCodegen):
         _codegen_while_loop(self, W.PythonWrapperCodegen, while_loop, *args, **kwargs)
 
     def codegen_invoke_subgraph(self, invoke_subgraph):
-        raise ExportError("invoke_subgraph is not exported yet")
+        self.writeline(_ControlFlowMarker(invoke_subgraph, "invoke_subgraph"))
+        super().codegen_invoke_subgraph(invoke_subgraph)
+        self.writeline(_ControlFlowEnd())
 
     def _generate(self, is_inference):
         exporter = _ACTIVE
@@ -988,11 +1023,16 @@ class _ExportingSubgraphCodegen(W.SubgraphPythonWrapperCodegen):
     def codegen_while_loop(self, while_loop, *args, **kwargs):
         _codegen_while_loop(self, W.SubgraphPythonWrapperCodegen, while_loop, *args, **kwargs)
 
+    def codegen_invoke_subgraph(self, invoke_subgraph):
+        self.writeline(_ControlFlowMarker(invoke_subgraph, "invoke_subgraph"))
+        super().codegen_invoke_subgraph(invoke_subgraph)
+        self.writeline(_ControlFlowEnd())
+
     def _generate(self, is_inference):
         exporter = _ACTIVE
         if exporter is not None:
             converter = _GraphConverter(self, self.subgraph_name, exporter.artifacts,
-                                        exporter.subgraphs)
+                                        exporter.subgraphs, exporter.kernel_defs)
             for line in self.lines:
                 converter.line(line)
             fields = converter.graph_fields()
