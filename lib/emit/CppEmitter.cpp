@@ -27,6 +27,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <span>
 #include <array>
 #include <charconv>
@@ -1198,6 +1199,27 @@ void CppEmitter::subgraphCall(std::string &text, const Value *predicate, unsigne
   for (const Line &l : then.lines)
     if (const auto *o = std::get_if<OutputLine>(&l))
       numResults = o->outputs.size();
+  // A subgraph may return one of its inputs. The standalone wrapper's
+  // storage has one owner, which frees it at the caller's last use of its
+  // own name: an intermediate handed back under a new name would outlive its
+  // memory. (AOTI handles are reference counted.)
+  if (!aoti())
+    for (const Function *f : {&then, &otherwise})
+      for (const Line &l : f->lines)
+        if (const auto *o = std::get_if<OutputLine>(&l))
+          for (const Value &v : o->outputs) {
+            if (v.kind != Value::Kind::Buffer && v.kind != Value::Kind::View)
+              continue;
+            auto input = std::find(f->inputs.begin(), f->inputs.end(), v.buffer);
+            if (input == f->inputs.end())
+              continue;
+            const Value &operand = operands.at(static_cast<size_t>(input - f->inputs.begin()));
+            if ((operand.kind == Value::Kind::Buffer || operand.kind == Value::Kind::View) &&
+                owns(operand.buffer))
+              unsupported(fmt::format("subgraph '{}' ({}) returning its input '{}', an "
+                                      "intermediate of the caller (use --cpp-abi=aoti)",
+                                      f->name, op, module.buffer(v.buffer).name));
+          }
   std::string pred = "true";
   switch (predicate ? predicate->kind : Value::Kind::Bool) {
   case Value::Kind::Bool:

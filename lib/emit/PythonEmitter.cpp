@@ -236,6 +236,37 @@ private:
   /// body() of every line, on up to `threads` threads.
   void bodies(const std::vector<Line> &lines);
   void body(const Line &line);
+
+  /// The lines of the function being printed.
+  const std::vector<Line> *current = nullptr;
+  /// Whether \p l, one of `lines`, is a free of an operand of the subgraph
+  /// call (invoke_subgraph, cond) right before it, with only frees between.
+  /// Those are printed before the call, once the operands are in its
+  /// argument list, as Inductor does: the subgraph, which clears the list,
+  /// then frees each input at its last use.
+  bool freedByCall(const Line &l) const {
+    const auto *free = std::get_if<FreeLine>(&l);
+    if (!free)
+      return false;
+    const Line *p = &l;
+    while (p != current->data() && std::holds_alternative<FreeLine>(p[-1]))
+      --p;
+    if (p == current->data() ||
+        !(std::holds_alternative<InvokeSubgraphLine>(p[-1]) ||
+          std::holds_alternative<CondLine>(p[-1])))
+      return false;
+    bool used = false;
+    forEachUse(p[-1], [&](BufferId b) { used |= b == free->buffer; });
+    return used;
+  }
+  /// Prints the frees freedByCall() holds back for the call \p call.
+  void freesBeforeCall(const Line &call) {
+    for (const Line *l = &call + 1; l != current->data() + current->size() &&
+                                    std::holds_alternative<FreeLine>(*l);
+         ++l)
+      if (freedByCall(*l))
+        linef("del {}", name(std::get<FreeLine>(*l).buffer));
+  }
   void harness();
 };
 
@@ -308,6 +339,8 @@ void PythonEmitter::body(const Line &l) {
             out += '\n';
           },
           [&](const FreeLine &f) {
+            if (freedByCall(l))
+              return;
             beginLine();
             out += "del "sv;
             out += name(f.buffer);
@@ -463,20 +496,23 @@ void PythonEmitter::body(const Line &l) {
                                  : results.empty()            ? std::string("")
                                                               : pyTuple(results) + " = ";
             linef("if {}:", pred);
-            ++indent;
-            linef("{}{}({})", target, module.functions[c.trueFunction].name, operands);
-            --indent;
-            line("else:");
-            ++indent;
-            linef("{}{}({})", target, module.functions[c.falseFunction].name, operands);
-            --indent;
+            for (unsigned branch : {c.trueFunction, c.falseFunction}) {
+              if (branch != c.trueFunction)
+                line("else:");
+              ++indent;
+              linef("args = {}", operands);
+              freesBeforeCall(l);
+              linef("{}{}(args)", target, module.functions[branch].name);
+              --indent;
+            }
           },
           [&](const InvokeSubgraphLine &i) {
             std::string operands = "[";
             for (size_t k = 0; k < i.operands.size(); ++k)
               operands += (k ? ", " : "") + value(i.operands[k]);
-            linef("{} = {}({}])", name(i.tupleResult), module.functions[i.function].name,
-                  operands);
+            linef("args = {}]", operands);
+            freesBeforeCall(l);
+            linef("{} = {}(args)", name(i.tupleResult), module.functions[i.function].name);
           },
           [&](const WhileLoopLine &w) {
             // Inductor's host loop: the carried values live in the result's
@@ -563,6 +599,7 @@ void PythonEmitter::bodies(const std::vector<Line> &lines) {
   // open before it: a large function is printed in parts, one per thread,
   // each from the guards open at its first line, and the parts are joined.
   const size_t parts = std::min<size_t>(threads, lines.size() / minLinesPerThread);
+  current = &lines;
   if (parts < 2) {
     for (const Line &l : lines)
       body(l);
@@ -587,6 +624,7 @@ void PythonEmitter::bodies(const std::vector<Line> &lines) {
       }
     }
     PythonEmitter &e = emitters.emplace_back(module);
+    e.current = &lines;
     e.indent = openIndent;
     e.deviceStack = openDevices;
     e.out.reserve(128 * (starts[p + 1] - starts[p]));

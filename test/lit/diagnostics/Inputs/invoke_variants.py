@@ -32,4 +32,18 @@ def invokes_itself(d):
 
 
 variant("invokes-itself", invokes_itself)
+
+
+def returns_input(d):
+    # The subgraph hands its first input back; the second call passes it an
+    # intermediate, which the standalone C++ wrapper cannot share.
+    sub = d["subgraphs"][0]
+    sub["outputs"].append({"buffer": "arg0_1"})
+    for kernel in d["kernels"]:
+        for config in kernel["configs"]:
+            config["artifacts"] = {"ptx": ".version 8.0\n.target sm_90\n"}
+
+
+variant("cpp-returns-input", returns_input, args=("--emit=cpp",))
+variant("aoti-returns-input", returns_input, args=("--emit=cpp", "--cpp-abi=aoti"))
 variants.run(sys.argv[3])
