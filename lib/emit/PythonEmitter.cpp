@@ -237,27 +237,40 @@ private:
   void bodies(const std::vector<Line> &lines);
   void body(const Line &line);
 
-  /// The lines of the function being printed.
+  /// The lines of the function being printed, and per line whether it is a
+  /// free that a subgraph call prints (see markFreedByCalls).
   const std::vector<Line> *current = nullptr;
-  /// Whether \p l, one of `lines`, is a free of an operand of the subgraph
-  /// call (invoke_subgraph, cond) right before it, with only frees between.
-  /// Those are printed before the call, once the operands are in its
-  /// argument list, as Inductor does: the subgraph, which clears the list,
-  /// then frees each input at its last use.
+  const std::vector<bool> *freedByCallAt = nullptr;
+  std::vector<bool> freedByCallLines;
+
+  /// Marks the frees of operands right after a subgraph call
+  /// (invoke_subgraph, cond), with only frees between. Those are printed
+  /// before the call, once the operands are in its argument list, as
+  /// Inductor does: the subgraph, which clears the list, then frees each
+  /// input at its own last use. Linear in the lines and the calls' uses.
+  void markFreedByCalls(const std::vector<Line> &lines) {
+    freedByCallLines.clear();
+    std::vector<uint32_t> usedBy; // per buffer: the last call line using it
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (!std::holds_alternative<InvokeSubgraphLine>(lines[i]) &&
+          !std::holds_alternative<CondLine>(lines[i]))
+        continue;
+      if (usedBy.empty()) {
+        usedBy.assign(module.buffers.size(), UINT32_MAX);
+        freedByCallLines.assign(lines.size(), false);
+      }
+      forEachUse(lines[i], [&](BufferId b) { usedBy[b] = static_cast<uint32_t>(i); });
+      for (size_t j = i + 1; j < lines.size(); ++j) {
+        const auto *free = std::get_if<FreeLine>(&lines[j]);
+        if (!free)
+          break;
+        freedByCallLines[j] = usedBy[free->buffer] == i;
+      }
+    }
+    freedByCallAt = freedByCallLines.empty() ? nullptr : &freedByCallLines;
+  }
   bool freedByCall(const Line &l) const {
-    const auto *free = std::get_if<FreeLine>(&l);
-    if (!free)
-      return false;
-    const Line *p = &l;
-    while (p != current->data() && std::holds_alternative<FreeLine>(p[-1]))
-      --p;
-    if (p == current->data() ||
-        !(std::holds_alternative<InvokeSubgraphLine>(p[-1]) ||
-          std::holds_alternative<CondLine>(p[-1])))
-      return false;
-    bool used = false;
-    forEachUse(p[-1], [&](BufferId b) { used |= b == free->buffer; });
-    return used;
+    return freedByCallAt && (*freedByCallAt)[static_cast<size_t>(&l - current->data())];
   }
   /// Prints the frees freedByCall() holds back for the call \p call.
   void freesBeforeCall(const Line &call) {
@@ -600,6 +613,7 @@ void PythonEmitter::bodies(const std::vector<Line> &lines) {
   // each from the guards open at its first line, and the parts are joined.
   const size_t parts = std::min<size_t>(threads, lines.size() / minLinesPerThread);
   current = &lines;
+  markFreedByCalls(lines);
   if (parts < 2) {
     for (const Line &l : lines)
       body(l);
@@ -625,6 +639,7 @@ void PythonEmitter::bodies(const std::vector<Line> &lines) {
     }
     PythonEmitter &e = emitters.emplace_back(module);
     e.current = &lines;
+    e.freedByCallAt = freedByCallAt;
     e.indent = openIndent;
     e.deviceStack = openDevices;
     e.out.reserve(128 * (starts[p + 1] - starts[p]));
