@@ -1069,11 +1069,40 @@ bool Reader::orderSubgraphs() {
     std::string_view field;
   };
   std::vector<std::vector<Call>> calls(n);
+  // A while_loop's cond returns its predicate bare in FX, which no other
+  // caller expects: such a subgraph has no other role.
+  std::vector<const Call *> asPredicate(n, nullptr), otherwise(n, nullptr);
+  std::vector<Call> mainCalls;
+  auto note = [&](const Call &call) {
+    (call.field == "cond_graph" ? asPredicate : otherwise)[call.callee] = &call;
+  };
   for (size_t i = 0; i < n; ++i)
     forEachSubgraphCall(doc->subgraphs[i].nodes,
                         [&](const Node &node, const std::string &name, std::string_view field) {
                           calls[i].push_back({index.at(name), &node, field});
                         });
+  forEachSubgraphCall(doc->main.nodes,
+                      [&](const Node &node, const std::string &name, std::string_view field) {
+                        mainCalls.push_back({index.at(name), &node, field});
+                      });
+  for (const std::vector<Call> &list : calls)
+    for (const Call &call : list)
+      note(call);
+  for (const Call &call : mainCalls)
+    note(call);
+  bool ok = true;
+  for (size_t g = 0; g < n; ++g)
+    if (asPredicate[g] && otherwise[g]) {
+      const Ptr nodePointer(otherwise[g]->node->pointer);
+      error(nodePointer.child(otherwise[g]->field),
+            fmt::format("subgraph '{}' is a while_loop's cond_graph (at {}/cond_graph) and cannot "
+                        "also be a {}",
+                        doc->subgraphs[g].name, asPredicate[g]->node->pointer,
+                        otherwise[g]->field));
+      ok = false;
+    }
+  if (!ok)
+    return false;
   enum class Mark : uint8_t { New, Open, Done };
   std::vector<Mark> mark(n, Mark::New);
   std::vector<size_t> parent(n, SIZE_MAX);

@@ -61,6 +61,17 @@ def calls_loop_back(d):
 variant("calls-loop-back", calls_loop_back)
 
 
+def cond_graph_as_branch(d):
+    # The loop's cond subgraph, also called as a torch.cond branch.
+    d["buffers"].append({"name": "buf9", "tuple": True})
+    d["nodes"].append({"op": "cond", "predicate": True, "true_graph": COND, "false_graph": BODY,
+                       "operands": [{"buffer": "arg0_1"}, {"buffer": "arg1_1"},
+                                    {"buffer": "arg2_1"}], "result": "buf9"})
+
+
+variant("cond-graph-as-branch", cond_graph_as_branch)
+
+
 def with_ptx(d):
     for kernel in d["kernels"]:
         for config in kernel["configs"]:
