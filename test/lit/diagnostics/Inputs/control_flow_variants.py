@@ -46,16 +46,20 @@ variant("body-calls-itself", loop_in_body_calling_body)
 
 
 def calls_loop_back(d):
-    # The cond subgraph runs a cond over the body, which runs one over the
-    # cond subgraph.
+    # The body runs a cond over a helper subgraph, which runs one over the
+    # body.
+    helper = copy.deepcopy(subgraph(d, BODY))
+    helper["name"] = "helper_graph_0"
+    d["subgraphs"].append(helper)
+
     def call(caller, callee, result):
         g = subgraph(d, caller)
         g["buffers"].append({"name": result, "tuple": True})
         g["nodes"].append({"op": "cond", "predicate": True, "true_graph": callee,
                            "false_graph": callee, "operands": [{"buffer": "arg0_1"},
                            {"buffer": "arg1_1"}, {"buffer": "arg2_1"}], "result": result})
-    call(COND, BODY, "buf1")
-    call(BODY, COND, "buf2")
+    call(BODY, "helper_graph_0", "buf2")
+    call("helper_graph_0", BODY, "buf2")
 
 
 variant("calls-loop-back", calls_loop_back)
