@@ -248,6 +248,12 @@ private:
     return endNode(unique);
   }
 
+  /// A get_attr node of subgraph function \p f, named after it.
+  unsigned subgraphAttr(unsigned f) {
+    const std::string &name = module.functions[f].name;
+    return addAttrNode(name, "get_attr", name);
+  }
+
   void appendRef(TextBuffer &s, unsigned node) {
     if (user == kOutputUser)
       outputRefs.push_back(node);
@@ -716,10 +722,8 @@ void FxGraphPrinter::line(const Line &l) {
           [&](const SubgraphEnterLine &) {},
           [&](const SubgraphExitLine &) {},
           [&](const CondLine &c) {
-            const std::string &trueName = module.functions[c.trueFunction].name;
-            unsigned t = addAttrNode(trueName, "get_attr", trueName);
-            const std::string &falseName = module.functions[c.falseFunction].name;
-            unsigned f = addAttrNode(falseName, "get_attr", falseName);
+            unsigned t = subgraphAttr(c.trueFunction);
+            unsigned f = subgraphAttr(c.falseFunction);
             std::string_view condName = c.tupleResult != kNoBuffer
                                             ? std::string_view(module.buffer(c.tupleResult).name)
                                             : std::string_view("cond");
@@ -760,8 +764,8 @@ void FxGraphPrinter::line(const Line &l) {
             }
           },
           [&](const InvokeSubgraphLine &i) {
+            unsigned g = subgraphAttr(i.function);
             const std::string &graphName = module.functions[i.function].name;
-            unsigned g = addAttrNode(graphName, "get_attr", graphName);
             unsigned n = callNode(module.buffer(i.tupleResult).name,
                                   "torch.ops.higher_order.invoke_subgraph", [&](TextBuffer &s) {
                                     s += '(';
@@ -779,10 +783,8 @@ void FxGraphPrinter::line(const Line &l) {
             bufferNode[i.tupleResult] = n;
           },
           [&](const WhileLoopLine &w) {
-            const std::string &condName = module.functions[w.condFunction].name;
-            unsigned c = addAttrNode(condName, "get_attr", condName);
-            const std::string &bodyName = module.functions[w.bodyFunction].name;
-            unsigned b = addAttrNode(bodyName, "get_attr", bodyName);
+            unsigned c = subgraphAttr(w.condFunction);
+            unsigned b = subgraphAttr(w.bodyFunction);
             unsigned loop = callNode(module.buffer(w.tupleResult).name,
                                      "torch.ops.higher_order.while_loop", [&](TextBuffer &s) {
                                        s += '(';

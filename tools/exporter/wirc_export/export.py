@@ -152,16 +152,29 @@ class _ControlFlowEnd(W.WrapperLine):
         pass
 
 
-def _codegen_while_loop(codegen: Any, base: type, while_loop: Any, *args, **kwargs) -> None:
-    """Inductor's while_loop codegen between markers; stacked outputs (the
-    backward of a while_loop) are not exported."""
-    stack_output = kwargs.get("stack_output", args[0] if args else False)
-    if stack_output:
-        raise ExportError("torch.while_loop with stacked outputs (while_loop_stack_output) "
-                          "is not exported yet")
-    codegen.writeline(_ControlFlowMarker(while_loop, "while_loop"))
-    base.codegen_while_loop(codegen, while_loop, *args, **kwargs)
-    codegen.writeline(_ControlFlowEnd())
+class _MarksControlFlow:
+    """Puts Inductor's text for each torch.cond, torch.while_loop and
+    invoke_subgraph between markers, for the converter (mixed into the
+    wrapper codegens, before Inductor's class)."""
+
+    def codegen_conditional(self, conditional):
+        self.writeline(_ControlFlowMarker(conditional, "cond"))
+        super().codegen_conditional(conditional)
+        self.writeline(_ControlFlowEnd())
+
+    def codegen_while_loop(self, while_loop, *args, **kwargs):
+        # Stacked outputs (the backward of a while_loop) are not exported.
+        if kwargs.get("stack_output", args[0] if args else False):
+            raise ExportError("torch.while_loop with stacked outputs "
+                              "(while_loop_stack_output) is not exported yet")
+        self.writeline(_ControlFlowMarker(while_loop, "while_loop"))
+        super().codegen_while_loop(while_loop, *args, **kwargs)
+        self.writeline(_ControlFlowEnd())
+
+    def codegen_invoke_subgraph(self, invoke_subgraph):
+        self.writeline(_ControlFlowMarker(invoke_subgraph, "invoke_subgraph"))
+        super().codegen_invoke_subgraph(invoke_subgraph)
+        self.writeline(_ControlFlowEnd())
 
 
 # The grid types wirc computes itself (docs/graph-format.md); the launcher
@@ -966,7 +979,7 @@ def _minor_faults() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
-class WircExportWrapperCodegen(W.PythonWrapperCodegen):
+class WircExportWrapperCodegen(_MarksControlFlow, W.PythonWrapperCodegen):
     """Inductor's Python wrapper codegen, exporting each graph it generates."""
 
     @staticmethod
@@ -979,19 +992,6 @@ class WircExportWrapperCodegen(W.PythonWrapperCodegen):
             wrapper.__class__ = _ExportingSubgraphCodegen
             return wrapper
         return WircExportWrapperCodegen()
-
-    def codegen_conditional(self, conditional):
-        self.writeline(_ControlFlowMarker(conditional, "cond"))
-        super().codegen_conditional(conditional)
-        self.writeline(_ControlFlowEnd())
-
-    def codegen_while_loop(self, while_loop, *args, **kwargs):
-        _codegen_while_loop(self, W.PythonWrapperCodegen, while_loop, *args, **kwargs)
-
-    def codegen_invoke_subgraph(self, invoke_subgraph):
-        self.writeline(_ControlFlowMarker(invoke_subgraph, "invoke_subgraph"))
-        super().codegen_invoke_subgraph(invoke_subgraph)
-        self.writeline(_ControlFlowEnd())
 
     def _generate(self, is_inference):
         exporter = _ACTIVE
@@ -1011,22 +1011,10 @@ class WircExportWrapperCodegen(W.PythonWrapperCodegen):
         return result
 
 
-class _ExportingSubgraphCodegen(W.SubgraphPythonWrapperCodegen):
-    """A subgraph's wrapper (a torch.cond branch): converts its lines for the
-    document of the graph that calls it."""
-
-    def codegen_conditional(self, conditional):
-        self.writeline(_ControlFlowMarker(conditional, "cond"))
-        super().codegen_conditional(conditional)
-        self.writeline(_ControlFlowEnd())
-
-    def codegen_while_loop(self, while_loop, *args, **kwargs):
-        _codegen_while_loop(self, W.SubgraphPythonWrapperCodegen, while_loop, *args, **kwargs)
-
-    def codegen_invoke_subgraph(self, invoke_subgraph):
-        self.writeline(_ControlFlowMarker(invoke_subgraph, "invoke_subgraph"))
-        super().codegen_invoke_subgraph(invoke_subgraph)
-        self.writeline(_ControlFlowEnd())
+class _ExportingSubgraphCodegen(_MarksControlFlow, W.SubgraphPythonWrapperCodegen):
+    """A subgraph's wrapper (a torch.cond branch, a loop's cond or body, a
+    nested compile region): converts its lines for the document of the graph
+    that calls it."""
 
     def _generate(self, is_inference):
         exporter = _ACTIVE
