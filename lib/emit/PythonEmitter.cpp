@@ -236,6 +236,9 @@ private:
   /// body() of every line, on up to `threads` threads.
   void bodies(const std::vector<Line> &lines);
   void body(const Line &line);
+  [[gnu::cold]] void cond(const Line &l, const CondLine &c);
+  [[gnu::cold]] void invoke(const Line &l, const InvokeSubgraphLine &i);
+  [[gnu::cold]] void whileLoop(const WhileLoopLine &w);
 
   /// The lines of the function being printed, and per line whether it is a
   /// free that a subgraph call prints (see markFreedByCalls).
@@ -250,6 +253,9 @@ private:
   /// input at its own last use. Linear in the lines and the calls' uses.
   void markFreedByCalls(const std::vector<Line> &lines) {
     freedByCallLines.clear();
+    freedByCallAt = nullptr;
+    if (module.functions.size() == 1) // no subgraph to call
+      return;
     std::vector<uint32_t> usedBy; // per buffer: the last call line using it
     for (size_t i = 0; i < lines.size(); ++i) {
       if (!std::holds_alternative<InvokeSubgraphLine>(lines[i]) &&
@@ -494,76 +500,9 @@ void PythonEmitter::body(const Line &l) {
           },
           [&](const SubgraphEnterLine &) {},
           [&](const SubgraphExitLine &) {},
-          [&](const CondLine &c) {
-            std::string pred = c.predicate->kind == Value::Kind::Buffer
-                                   ? value(c.predicate) + ".item()"
-                                   : value(c.predicate);
-            std::vector<std::string> results;
-            for (BufferId b : c.results)
-              results.push_back(name(b));
-            std::string operands = "[";
-            for (size_t i = 0; i < c.operands.size(); ++i)
-              operands += (i ? ", " : "") + value(c.operands[i]);
-            operands += "]"sv;
-            std::string target = c.tupleResult != kNoBuffer ? name(c.tupleResult) + " = "
-                                 : results.empty()            ? std::string("")
-                                                              : pyTuple(results) + " = ";
-            linef("if {}:", pred);
-            for (unsigned branch : {c.trueFunction, c.falseFunction}) {
-              if (branch != c.trueFunction)
-                line("else:");
-              ++indent;
-              linef("args = {}", operands);
-              freesBeforeCall(l);
-              linef("{}{}(args)", target, module.functions[branch].name);
-              --indent;
-            }
-          },
-          [&](const InvokeSubgraphLine &i) {
-            std::string operands = "[";
-            for (size_t k = 0; k < i.operands.size(); ++k)
-              operands += (k ? ", " : "") + value(i.operands[k]);
-            linef("args = {}]", operands);
-            freesBeforeCall(l);
-            linef("{} = {}(args)", name(i.tupleResult), module.functions[i.function].name);
-          },
-          [&](const WhileLoopLine &w) {
-            // Inductor's host loop: the carried values live in the result's
-            // list; when the body never runs they are copied, so the result
-            // never aliases an operand.
-            const std::string &state = name(w.tupleResult);
-            std::vector<std::string> initial, carried, copies;
-            for (size_t i = 0; i < w.carried.size(); ++i) {
-              initial.push_back(value(w.carried[i]));
-              carried.push_back(fmt::format("{}[{}]", state, i));
-              copies.push_back(initial.back() + ".clone()");
-            }
-            std::string operands = "[";
-            for (size_t i = 0; i < carried.size(); ++i)
-              operands += (i ? ", " : "") + carried[i];
-            for (size_t i = 0; i < w.additional.size(); ++i)
-              operands += (carried.empty() && i == 0 ? "" : ", ") + value(w.additional[i]);
-            operands += "]"sv;
-            const std::string &cond = module.functions[w.condFunction].name;
-            auto list = [](const std::vector<std::string> &items) {
-              std::string s = "[";
-              for (size_t i = 0; i < items.size(); ++i)
-                s += (i ? ", " : "") + items[i];
-              return s + "]";
-            };
-            linef("{} = {}", state, list(initial));
-            linef("(should_loop, ) = {}({})", cond, operands);
-            line("if not should_loop:");
-            ++indent;
-            linef("{} = {}", state, list(copies));
-            --indent;
-            line("while should_loop:");
-            ++indent;
-            linef("{} = {}({})", pyTuple(carried), module.functions[w.bodyFunction].name,
-                  operands);
-            linef("(should_loop, ) = {}({})", cond, operands);
-            --indent;
-          },
+          [&](const CondLine &c) { cond(l, c); },
+          [&](const InvokeSubgraphLine &i) { invoke(l, i); },
+          [&](const WhileLoopLine &w) { whileLoop(w); },
           [&](const OutputLine &o) {
             std::vector<std::string> items;
             for (const Value &v : o.outputs)
@@ -585,6 +524,81 @@ void PythonEmitter::body(const Line &l) {
           [&](const PoolFreeLine &p) { linef("del {}", module.pool(p.pool).name); },
       },
       l);
+}
+
+// Subgraph calls are rare: printed out of line, so that the visitor of the
+// common lines stays small.
+void PythonEmitter::cond(const Line &l, const CondLine &c) {
+  std::string pred = c.predicate->kind == Value::Kind::Buffer
+                         ? value(c.predicate) + ".item()"
+                         : value(c.predicate);
+  std::vector<std::string> results;
+  for (BufferId b : c.results)
+    results.push_back(name(b));
+  std::string operands = "[";
+  for (size_t i = 0; i < c.operands.size(); ++i)
+    operands += (i ? ", " : "") + value(c.operands[i]);
+  operands += "]"sv;
+  std::string target = c.tupleResult != kNoBuffer ? name(c.tupleResult) + " = "
+                       : results.empty()            ? std::string("")
+                                                    : pyTuple(results) + " = ";
+  linef("if {}:", pred);
+  for (unsigned branch : {c.trueFunction, c.falseFunction}) {
+    if (branch != c.trueFunction)
+      line("else:");
+    ++indent;
+    linef("args = {}", operands);
+    freesBeforeCall(l);
+    linef("{}{}(args)", target, module.functions[branch].name);
+    --indent;
+  }
+}
+
+void PythonEmitter::invoke(const Line &l, const InvokeSubgraphLine &i) {
+  std::string operands = "[";
+  for (size_t k = 0; k < i.operands.size(); ++k)
+    operands += (k ? ", " : "") + value(i.operands[k]);
+  linef("args = {}]", operands);
+  freesBeforeCall(l);
+  linef("{} = {}(args)", name(i.tupleResult), module.functions[i.function].name);
+}
+
+void PythonEmitter::whileLoop(const WhileLoopLine &w) {
+  // Inductor's host loop: the carried values live in the result's
+  // list; when the body never runs they are copied, so the result
+  // never aliases an operand.
+  const std::string &state = name(w.tupleResult);
+  std::vector<std::string> initial, carried, copies;
+  for (size_t i = 0; i < w.carried.size(); ++i) {
+    initial.push_back(value(w.carried[i]));
+    carried.push_back(fmt::format("{}[{}]", state, i));
+    copies.push_back(initial.back() + ".clone()");
+  }
+  std::string operands = "[";
+  for (size_t i = 0; i < carried.size(); ++i)
+    operands += (i ? ", " : "") + carried[i];
+  for (size_t i = 0; i < w.additional.size(); ++i)
+    operands += (carried.empty() && i == 0 ? "" : ", ") + value(w.additional[i]);
+  operands += "]"sv;
+  const std::string &cond = module.functions[w.condFunction].name;
+  auto list = [](const std::vector<std::string> &items) {
+    std::string s = "[";
+    for (size_t i = 0; i < items.size(); ++i)
+      s += (i ? ", " : "") + items[i];
+    return s + "]";
+  };
+  linef("{} = {}", state, list(initial));
+  linef("(should_loop, ) = {}({})", cond, operands);
+  line("if not should_loop:");
+  ++indent;
+  linef("{} = {}", state, list(copies));
+  --indent;
+  line("while should_loop:");
+  ++indent;
+  linef("{} = {}({})", pyTuple(carried), module.functions[w.bodyFunction].name,
+        operands);
+  linef("(should_loop, ) = {}({})", cond, operands);
+  --indent;
 }
 
 void PythonEmitter::function(const Function &fn) {
