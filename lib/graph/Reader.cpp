@@ -1055,8 +1055,8 @@ std::unique_ptr<Document> Reader::read(std::string_view text) {
 }
 
 bool Reader::orderSubgraphs() {
-  // Depth first over the calls between subgraphs (main calls only: nothing
-  // calls it), without recursion: a long chain of subgraphs must not
+  // Depth first over the calls between subgraphs (main is left out: nothing
+  // calls it), without recursion, so that a long chain of subgraphs cannot
   // exhaust the stack. Callees are numbered before their callers; a call to
   // a subgraph still being visited closes a loop, which no wrapper can run.
   const size_t n = doc->subgraphs.size();
@@ -3147,9 +3147,9 @@ void Reader::checkGraph(Graph &graph) {
     }
   };
 
-  // cond and while_loop: the subgraph a node calls, or null after a
-  // diagnostic. Calls through other subgraphs are checked once every graph
-  // is read (checkSubgraphCalls).
+  // cond, while_loop and invoke_subgraph: the subgraph a node calls, or null
+  // after a diagnostic. Calls through other subgraphs are checked once every
+  // graph is read (orderSubgraphs).
   auto calledSubgraph = [&](const std::string &name, const Ptr &pointer) -> const Graph * {
     const Graph *sub = doc->findSubgraph(name);
     if (!sub)
