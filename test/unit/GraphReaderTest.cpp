@@ -1,11 +1,15 @@
 //===- GraphReaderTest.cpp - The graph-format reader ----------------------===//
 #include "TestUtil.h"
 
+#include "wirc/ir/Verifier.h"
+
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -203,4 +207,113 @@ TEST_CASE("tensor names resolve by their whole spelling", "[reader][names]") {
     CHECK(outcome.find("duplicate name '" + std::string(again) + "'; first defined at /inputs/") !=
           std::string::npos);
   }
+}
+
+TEST_CASE("subgraphs that call each other are ordered callees first, loops rejected",
+          "[reader][subgraphs][property]") {
+  // Random call graphs between subgraphs (each a torch.cond over two of the
+  // others, or none); main calls the first. Acyclic ones read with every
+  // callee ordered before its callers and compile with the verifier clean;
+  // cyclic ones are rejected with the loop named.
+  using Json = nlohmann::json;
+  auto tensor = [](const std::string &name) {
+    return Json{{"name", name}, {"dtype", "float32"}, {"device", "cuda:0"},
+                {"size", {4}}, {"stride", {1}}};
+  };
+  auto condNode = [](const std::string &t, const std::string &f, const std::string &x,
+                     const std::string &result) {
+    return Json{{"op", "cond"},        {"predicate", true},  {"true_graph", t},
+                {"false_graph", f},    {"operands", {{{"buffer", x}}}}, {"result", result}};
+  };
+  std::mt19937_64 rng(2024);
+  int acyclic = 0, cyclic = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int n = 2 + static_cast<int>(rng() % 7);
+    std::vector<std::vector<int>> callees(n);
+    for (int g = 0; g < n; ++g)
+      if (rng() % 3 != 0) {
+        int a = static_cast<int>(rng() % n), b = static_cast<int>(rng() % n);
+        // Mostly calls to later subgraphs (acyclic); now and then anywhere.
+        if (rng() % 4 != 0) {
+          if (g + 1 >= n)
+            continue;
+          a = g + 1 + static_cast<int>(rng() % (n - g - 1));
+          b = g + 1 + static_cast<int>(rng() % (n - g - 1));
+        }
+        callees[g] = {a, b};
+      }
+    // Shuffled document order, so that the order is the reader's work.
+    std::vector<int> position(n);
+    for (int g = 0; g < n; ++g)
+      position[g] = g;
+    std::shuffle(position.begin(), position.end(), rng);
+    auto name = [](int g) { return fmt::format("sub{}", g); };
+    Json subgraphs = Json::array();
+    for (int slot = 0; slot < n; ++slot)
+      subgraphs.push_back(nullptr);
+    bool selfCall = false;
+    for (int g = 0; g < n; ++g) {
+      Json nodes = Json::array(), buffers = Json::array();
+      Json outputs = {{{"buffer", "x"}}};
+      if (!callees[g].empty()) {
+        selfCall |= callees[g][0] == g || callees[g][1] == g;
+        buffers.push_back({{"name", "t"}, {"tuple", true}});
+        nodes.push_back(condNode(name(callees[g][0]), name(callees[g][1]), "x", "t"));
+      }
+      subgraphs[position[g]] = {{"name", name(g)}, {"inputs", {tensor("x")}},
+                                {"buffers", buffers}, {"nodes", nodes}, {"outputs", outputs}};
+    }
+    Json doc = {{"format", "wirc.graph"},
+                {"version", 1},
+                {"inputs", {tensor("arg0")}},
+                {"buffers", {{{"name", "t"}, {"tuple", true}}}},
+                {"nodes", {condNode(name(0), name(n - 1), "arg0", "t")}},
+                {"outputs", {{{"buffer", "arg0"}}}},
+                {"subgraphs", subgraphs}};
+    // Cycle: a depth-first search of our own.
+    std::vector<int> state(n, 0);
+    bool loops = false;
+    std::function<void(int)> visit = [&](int g) {
+      state[g] = 1;
+      for (int c : callees[g])
+        if (state[c] == 1)
+          loops = true;
+        else if (state[c] == 0)
+          visit(c);
+      state[g] = 2;
+    };
+    for (int g = 0; g < n; ++g)
+      if (state[g] == 0)
+        visit(g);
+    INFO("trial " << trial << ": " << doc.dump());
+    DiagnosticEngine diag;
+    auto read = test::read(doc.dump(), diag);
+    if (loops) {
+      ++cyclic;
+      REQUIRE_FALSE(read);
+      CHECK(test::firstError(diag).find("calls itself") != std::string::npos);
+      if (!selfCall)
+        CHECK(test::firstError(diag).find(" -> ") != std::string::npos);
+      continue;
+    }
+    ++acyclic;
+    INFO(test::firstError(diag));
+    REQUIRE(read);
+    REQUIRE(read->subgraphOrder.size() == static_cast<size_t>(n));
+    std::vector<int> rank(n, -1);
+    for (size_t k = 0; k < read->subgraphOrder.size(); ++k) {
+      const std::string &sub = read->subgraphs[read->subgraphOrder[k]].name;
+      rank[std::stoi(sub.substr(3))] = static_cast<int>(k);
+    }
+    for (int g = 0; g < n; ++g) {
+      REQUIRE(rank[g] >= 0);
+      for (int c : callees[g])
+        CHECK(rank[c] < rank[g]);
+    }
+    ir::Module module;
+    REQUIRE(test::compile(*read, module, diag));
+    CHECK(ir::verifyModule(module).empty());
+  }
+  CHECK(acyclic > 50);
+  CHECK(cyclic > 20);
 }
