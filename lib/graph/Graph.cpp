@@ -132,6 +132,10 @@ const Kernel *Document::findKernel(std::string_view name) const {
 }
 
 const Graph *Document::findSubgraph(std::string_view name) const {
+  if (!subgraphIndex.empty()) {
+    auto it = subgraphIndex.find(name);
+    return it == subgraphIndex.end() ? nullptr : &subgraphs[it->second];
+  }
   for (const Graph &graph : subgraphs)
     if (graph.name == name)
       return &graph;

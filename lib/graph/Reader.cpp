@@ -569,6 +569,10 @@ private:
   }
   /// Symbol, kernel and subgraph names, keyed by their text in the document.
   NameMap<NameSite> globalNames;
+  /// The symbols of globalNames, which every graph's names start from (the
+  /// global table also holds every subgraph's name: walking it per graph
+  /// would cost the number of subgraphs squared).
+  std::vector<std::pair<std::string_view, NameSite>> symbolSites;
   /// Kernel name (its text in the document) to index in doc->kernels.
   NameMap<uint32_t> kernelIndex;
   /// The names of the graph whose nodes and outputs are being read.
@@ -1033,9 +1037,11 @@ std::unique_ptr<Document> Reader::read(std::string_view text) {
         readGraph((*subgraphs)[i], pointer, doc->subgraphs[i], false);
         // (Graphs stay in place: the name outlives the table.)
         const std::string &name = doc->subgraphs[i].name;
-        if (!name.empty())
+        if (!name.empty()) {
           claimName(name, pointer + "/name", globalNames,
                     {0, NameTable::Subgraphs, static_cast<uint32_t>(i)});
+          doc->subgraphIndex.emplace(name, i); // the first of a name: others are errors
+        }
       }
     }
   }
@@ -1060,9 +1066,7 @@ bool Reader::orderSubgraphs() {
   // exhaust the stack. Callees are numbered before their callers; a call to
   // a subgraph still being visited closes a loop, which no wrapper can run.
   const size_t n = doc->subgraphs.size();
-  std::unordered_map<std::string_view, size_t> index;
-  for (size_t i = 0; i < n; ++i)
-    index.emplace(doc->subgraphs[i].name, i);
+  auto indexOf = [&](const std::string &name) { return doc->subgraphIndex.find(name)->second; };
   struct Call {
     size_t callee;
     const Node *node;
@@ -1079,11 +1083,11 @@ bool Reader::orderSubgraphs() {
   for (size_t i = 0; i < n; ++i)
     forEachSubgraphCall(doc->subgraphs[i].nodes,
                         [&](const Node &node, const std::string &name, std::string_view field) {
-                          calls[i].push_back({index.at(name), &node, field});
+                          calls[i].push_back({indexOf(name), &node, field});
                         });
   forEachSubgraphCall(doc->main.nodes,
                       [&](const Node &node, const std::string &name, std::string_view field) {
-                        mainCalls.push_back({index.at(name), &node, field});
+                        mainCalls.push_back({indexOf(name), &node, field});
                       });
   for (const std::vector<Call> &list : calls)
     for (const Call &call : list)
@@ -1226,9 +1230,10 @@ void Reader::readSymbols(const Json &root) {
                      fmt::format("symbol '{}' is defined in terms of itself", symbol.name));
       symbol.expr = *e;
     }
-    if (!claimName(*n, pointer + "/name", globalNames,
-                   {0, NameTable::Symbols, static_cast<uint32_t>(i)}))
+    const NameSite symbolSite{0, NameTable::Symbols, static_cast<uint32_t>(i)};
+    if (!claimName(*n, pointer + "/name", globalNames, symbolSite))
       continue;
+    symbolSites.emplace_back(*n, symbolSite);
     doc->main.symbols.push_back(std::move(symbol));
   }
   hints = doc->hints();
@@ -2674,10 +2679,8 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
   // subgraph and in the main graph, as Inductor's buf0 does.
   NameMap<NameSite> names(sizeOf(inputs) + sizeOf(constants) + sizeOf(buffers) + 16,
                           /*counted=*/true);
-  globalNames.forEach([&](std::string_view name, const NameSite &site) {
-    if (site.table == NameTable::Symbols)
-      names.insert(name, site);
-  });
+  for (const auto &[name, site] : symbolSites)
+    names.insert(name, site);
   std::set<std::string> symbolInputs;
   const uint32_t graphBase = siteBase(graph.pointer);
   auto site = [&](NameTable table, size_t index) {

@@ -18,8 +18,21 @@ public:
       errors.push_back("module has no functions");
       return errors;
     }
-    for (unsigned f = 0; f < module.functions.size(); ++f)
+    // The tables cover the whole module and are set up once; each function
+    // puts back what it changed, so that a module of many subgraphs costs
+    // its size, not its size times its functions.
+    state.assign(module.buffers.size(), State::Undefined);
+    poolOf.assign(module.buffers.size(), kNoPool);
+    poolState.assign(module.pools.size(), State::Undefined);
+    constantsOf.assign(module.functions.size(), {});
+    for (BufferId id = 0; id < module.buffers.size(); ++id)
+      if (module.buffers[id].kind == BufferKind::Constant &&
+          module.buffers[id].function < module.functions.size())
+        constantsOf[module.buffers[id].function].push_back(id);
+    for (unsigned f = 0; f < module.functions.size(); ++f) {
       verifyFunction(f);
+      reset(module.functions[f], f);
+    }
     return errors;
   }
 
@@ -29,6 +42,7 @@ private:
   std::vector<State> state;
   std::vector<State> poolState;
   std::vector<PoolId> poolOf; ///< by buffer: the pool it was carved from, or kNoPool
+  std::vector<std::vector<BufferId>> constantsOf; ///< by function
   static constexpr PoolId kNoPool = UINT32_MAX;
   unsigned functionIndex = 0;
   size_t lineIndex = 0;
@@ -141,15 +155,39 @@ private:
                        module.functions[functionIndex].name, module.functions[target].name));
   }
 
+  /// Puts back the table entries function \p f may have changed: its
+  /// constants and inputs, and what its lines name.
+  void reset(const Function &function, unsigned f) {
+    auto clear = [&](BufferId id) {
+      if (id < state.size()) {
+        state[id] = State::Undefined;
+        poolOf[id] = kNoPool;
+      }
+    };
+    for (BufferId id : constantsOf[f])
+      clear(id);
+    for (BufferId id : function.inputs)
+      clear(id);
+    for (const Line &line : function.lines) {
+      forEachUse(line, clear);
+      forEachDef(line, clear);
+      std::visit(Overloaded{[&](const PoolAllocateLine &p) { clearPool(p.pool); },
+                            [&](const PoolFreeLine &p) { clearPool(p.pool); },
+                            [&](const AllocateFromPoolLine &a) { clearPool(a.pool); },
+                            [](const auto &) {}},
+                 line);
+    }
+  }
+  void clearPool(PoolId p) {
+    if (p < poolState.size())
+      poolState[p] = State::Undefined;
+  }
+
   void verifyFunction(unsigned f) {
     functionIndex = f;
     const Function &function = module.functions[f];
-    state.assign(module.buffers.size(), State::Undefined);
-    poolState.assign(module.pools.size(), State::Undefined);
-    poolOf.assign(module.buffers.size(), kNoPool);
-    for (BufferId id = 0; id < module.buffers.size(); ++id)
-      if (module.buffers[id].function == f && module.buffers[id].kind == BufferKind::Constant)
-        state[id] = State::Live;
+    for (BufferId id : constantsOf[f])
+      state[id] = State::Live;
     for (BufferId id : function.inputs)
       if (valid(id))
         state[id] = State::Live;

@@ -47,12 +47,33 @@ struct FreeSchedule {
   std::vector<BufferId> frees;
 };
 
-FreeSchedule scheduleFrees(const Module &module, const Function &function) {
-  const size_t numBuffers = module.buffers.size();
+/// Per-buffer tables for scheduleFrees, sized to the module once: each
+/// function uses and puts back only the entries of the buffers it names, so
+/// a module of many subgraphs costs its size, not its size times its
+/// functions.
+struct FreeScratch {
+  explicit FreeScratch(size_t numBuffers)
+      : lastUse(numBuffers, kNever), pinned(numBuffers, false), renamedAway(numBuffers, false) {}
+  std::vector<size_t> lastUse;
+  std::vector<bool> pinned;      // outputs and what they alias
+  std::vector<bool> renamedAway; // ended by a reuse line
+  std::vector<BufferId> named;   // buffers whose entries are set, in first-use order
+};
+
+FreeSchedule scheduleFrees(const Module &module, const Function &function,
+                           FreeScratch &scratch) {
   const size_t n = function.lines.size();
-  std::vector<size_t> lastUse(numBuffers, kNever);
-  std::vector<bool> pinned(numBuffers, false); // outputs and what they alias
-  std::vector<bool> renamedAway(numBuffers, false); // ended by a reuse line
+  std::vector<size_t> &lastUse = scratch.lastUse;
+  std::vector<bool> &pinned = scratch.pinned;
+  std::vector<bool> &renamedAway = scratch.renamedAway;
+  std::vector<BufferId> &named = scratch.named;
+  named.clear();
+  // Every buffer whose entries change is listed once: the first change of
+  // any of its entries lists it (entries start at their defaults).
+  auto name = [&](BufferId b) {
+    if (lastUse[b] == kNever && !pinned[b] && !renamedAway[b])
+      named.push_back(b);
+  };
 
   auto storageOf = [&](BufferId b) {
     const BufferInfo &info = module.buffers[b];
@@ -60,17 +81,22 @@ FreeSchedule scheduleFrees(const Module &module, const Function &function) {
   };
   size_t i = 0;
   auto touch = [&](BufferId b) {
+    name(b);
     lastUse[b] = i;
     BufferId base = storageOf(b);
-    if (base != b)
+    if (base != b) {
+      name(base);
       lastUse[base] = i;
+    }
   };
   auto touchDef = [&](BufferId b) {
     if (lastUse[b] == kNever)
       touch(b);
   };
   auto pin = [&](BufferId b) {
+    name(b);
     pinned[b] = true;
+    name(storageOf(b));
     pinned[storageOf(b)] = true;
   };
   for (; i < n; ++i) {
@@ -82,9 +108,13 @@ FreeSchedule scheduleFrees(const Module &module, const Function &function) {
     }
     forEachUse(line, touch);
     forEachDef(line, touchDef);
-    if (const auto *reuse = std::get_if<ReuseLine>(&line); reuse && reuse->deleteOld)
+    if (const auto *reuse = std::get_if<ReuseLine>(&line); reuse && reuse->deleteOld) {
+      name(reuse->old);
       renamedAway[reuse->old] = true;
+    }
   }
+  // Frees after one line go in buffer id order.
+  std::sort(named.begin(), named.end());
 
   auto freedAfter = [&](BufferId b) {
     const BufferInfo &info = module.buffers[b];
@@ -98,15 +128,20 @@ FreeSchedule scheduleFrees(const Module &module, const Function &function) {
   FreeSchedule schedule;
   schedule.end.assign(n + 1, 0);
   std::vector<uint32_t> &end = schedule.end;
-  for (BufferId b = 0; b < numBuffers; ++b)
+  for (BufferId b : named)
     if (size_t line = freedAfter(b); line != kNever)
       ++end[line + 1];
   for (size_t k = 1; k <= n; ++k)
     end[k] += end[k - 1];
   schedule.frees.resize(end[n]);
-  for (BufferId b = 0; b < numBuffers; ++b)
+  for (BufferId b : named)
     if (size_t line = freedAfter(b); line != kNever)
       schedule.frees[end[line]++] = b;
+  for (BufferId b : named) {
+    lastUse[b] = kNever;
+    pinned[b] = false;
+    renamedAway[b] = false;
+  }
   return schedule;
 }
 
@@ -376,9 +411,10 @@ bool planMemory(Module &module, PassContext &ctx) {
   // Layouts do not change here: one size per buffer for every function and
   // strategy.
   memory::StorageSizes sizes(module);
+  FreeScratch scratch(module.buffers.size());
   for (unsigned f = 0; f < module.functions.size(); ++f) {
     Function &function = module.functions[f];
-    const FreeSchedule schedule = scheduleFrees(module, function);
+    const FreeSchedule schedule = scheduleFrees(module, function, scratch);
     const bool stats = ctx.options.memoryStats || ctx.options.verifyPlan;
     const bool reuse = strategy == MemoryPlan::Reuse || strategy == MemoryPlan::Pool;
     if (reuse && !stats) {

@@ -412,6 +412,9 @@ struct Document {
   std::vector<Kernel> kernels;
   /// Kernel name to index in \c kernels; built by the reader.
   std::unordered_map<std::string, size_t, NameHash, std::equal_to<>> kernelIndex;
+  /// Subgraph name to index in \c subgraphs; built by the reader (without
+  /// it, findSubgraph searches).
+  std::unordered_map<std::string, size_t, NameHash, std::equal_to<>> subgraphIndex;
 
   /// Indices into \c subgraphs, each after every subgraph it calls
   /// (through cond and while_loop nodes); built by the reader, which rejects
