@@ -153,11 +153,49 @@ unsigned nodeAt(const std::vector<unsigned> &table, unsigned id) {
 /// Every node's line ends in its arguments, then `, kwargs = {}` for most.
 constexpr std::string_view kNoKwargs = ", kwargs = {}";
 
+/// Per-buffer tables of the graph printers, sized to the module once: each
+/// function's printer puts back the entries of the buffers it names, so a
+/// module of many subgraphs costs its size, not its size times its functions.
+struct BufferTables {
+  explicit BufferTables(const Module &module)
+      : node(module.buffers.size(), kNoNode), viewCount(module.buffers.size(), 0),
+        handedOn(module.buffers.size(), false), constantsOf(module.functions.size()) {
+    for (BufferId b = 0; b < module.buffers.size(); ++b)
+      if (module.buffers[b].kind == BufferKind::Constant &&
+          module.buffers[b].function < module.functions.size())
+        constantsOf[module.buffers[b].function].push_back(b);
+  }
+  std::vector<unsigned> node;
+  std::vector<unsigned> viewCount;
+  std::vector<bool> handedOn;
+  std::vector<std::vector<BufferId>> constantsOf; ///< by function
+
+  void reset(const Function &function, unsigned f) {
+    auto clear = [&](BufferId b) {
+      if (b < node.size()) {
+        node[b] = kNoNode;
+        viewCount[b] = 0;
+        handedOn[b] = false;
+      }
+    };
+    for (BufferId b : function.inputs)
+      clear(b);
+    for (BufferId b : constantsOf[f])
+      clear(b);
+    for (const Line &line : function.lines) {
+      forEachUse(line, clear);
+      forEachDef(line, clear);
+    }
+  }
+};
+
 class FxGraphPrinter {
 public:
   FxGraphPrinter(const Module &module, const Function &function, SideTables &tables,
-                 const EmitOptions &options)
-      : module(module), function(function), tables(tables), options(options) {}
+                 BufferTables &buffers, const EmitOptions &options)
+      : module(module), function(function), tables(tables), options(options),
+        buffers(buffers), bufferNode(buffers.node), viewCount(buffers.viewCount),
+        handedOn(buffers.handedOn) {}
 
   /// Appends the graph's text to \p out.
   void print(std::string &out);
@@ -174,6 +212,7 @@ private:
   const Function &function;
   SideTables &tables;
   const EmitOptions &options;
+  BufferTables &buffers;
   std::vector<FxNode> nodes;
   /// Per node: how many nodes use it, and the last user that counted it.
   /// Views are built while another node's arguments are, so they keep
@@ -181,12 +220,12 @@ private:
   std::vector<unsigned> users, countedBy, countedByView;
   TextBuffer nodeText;
   /// Per buffer and per pool: its node, or kNoNode.
-  std::vector<unsigned> bufferNode = std::vector<unsigned>(module.buffers.size(), kNoNode);
+  std::vector<unsigned> &bufferNode;
   std::vector<unsigned> poolNode = std::vector<unsigned>(module.pools.size(), kNoNode);
-  std::vector<unsigned> viewCount = std::vector<unsigned>(module.buffers.size(), 0);
+  std::vector<unsigned> &viewCount;
   /// Per buffer: a tuple whose node lives on as a multi_output result with
   /// no index (the same value), so freeing the tuple does not end the node.
-  std::vector<bool> handedOn = std::vector<bool>(module.buffers.size(), false);
+  std::vector<bool> &handedOn;
   NameTable names;
   /// The user that references count for: the node being built, or
   /// kOutputUser between nodes, where only the output line refers to nodes.
@@ -876,11 +915,9 @@ void FxGraphPrinter::print(std::string &out) {
     const BufferInfo &info = module.buffer(b);
     bufferNode[b] = addAttrNode(info.name, "placeholder", info.name);
   }
-  for (BufferId b = 0; b < module.buffers.size(); ++b) {
+  for (BufferId b : buffers.constantsOf[static_cast<size_t>(&function - module.functions.data())]) {
     const BufferInfo &info = module.buffer(b);
-    if (info.function == static_cast<unsigned>(&function - module.functions.data()) &&
-        info.kind == BufferKind::Constant)
-      bufferNode[b] = addAttrNode(info.name, "get_attr", info.name);
+    bufferNode[b] = addAttrNode(info.name, "get_attr", info.name);
   }
   // At scale the text's pages are faulted in on another core (a thread
   // prints the graph; nothing else runs meanwhile).
@@ -939,12 +976,15 @@ std::string emitFx(const Module &module, const EmitOptions &options) {
     if (symbol.expr)
       tables.precomputed.emplace(symbol.name, sym::substitute(*symbol.expr, tables.precomputed));
   std::string out;
-  FxGraphPrinter(module, module.main(), tables, options).print(out);
-  for (size_t f = 1; f < module.functions.size(); ++f) {
-    out += "\n# subgraph "sv;
-    out += module.functions[f].name;
-    out += '\n';
-    FxGraphPrinter(module, module.functions[f], tables, options).print(out);
+  BufferTables buffers(module);
+  for (size_t f = 0; f < module.functions.size(); ++f) {
+    if (f) {
+      out += "\n# subgraph "sv;
+      out += module.functions[f].name;
+      out += '\n';
+    }
+    FxGraphPrinter(module, module.functions[f], tables, buffers, options).print(out);
+    buffers.reset(module.functions[f], static_cast<unsigned>(f));
   }
   return out;
 }

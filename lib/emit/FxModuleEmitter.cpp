@@ -49,13 +49,47 @@ std::string pyTuple(const std::vector<std::string> &items) {
 /// Writes the body of one graph-building function. Values and expressions
 /// may need nodes of their own, whose lines go before the line that uses
 /// them: a line's arguments are built in a scratch string first.
+/// Per-buffer tables of the graph builders, sized to the module once: each
+/// function's builder puts back the entries of the buffers it names, so a
+/// module of many subgraphs costs its size, not its size times its functions.
+struct BufferTables {
+  explicit BufferTables(const Module &module)
+      : node(module.buffers.size()), handedOn(module.buffers.size(), false),
+        constantsOf(module.functions.size()) {
+    for (BufferId b = 0; b < module.buffers.size(); ++b)
+      if (module.buffers[b].kind == BufferKind::Constant &&
+          module.buffers[b].function < module.functions.size())
+        constantsOf[module.buffers[b].function].push_back(b);
+  }
+  std::vector<std::string> node;
+  std::vector<bool> handedOn;
+  std::vector<std::vector<BufferId>> constantsOf; ///< by function
+
+  void reset(const Function &function, unsigned f) {
+    auto clear = [&](BufferId b) {
+      if (b < node.size()) {
+        node[b].clear();
+        handedOn[b] = false;
+      }
+    };
+    for (BufferId b : function.inputs)
+      clear(b);
+    for (BufferId b : constantsOf[f])
+      clear(b);
+    for (const Line &line : function.lines) {
+      forEachUse(line, clear);
+      forEachDef(line, clear);
+    }
+  }
+};
+
 class GraphBuilder {
 public:
   GraphBuilder(const Module &module, const Function &function,
-               std::unordered_map<KernelId, unsigned> &kernelIndex, TextBuffer &out,
-               PagePopulator *populator)
-      : module(module), function(function), kernelIndex(kernelIndex), out(out),
-        populator(populator) {}
+               std::unordered_map<KernelId, unsigned> &kernelIndex, BufferTables &buffers,
+               TextBuffer &out, PagePopulator *populator)
+      : module(module), function(function), kernelIndex(kernelIndex), buffers(buffers),
+        out(out), populator(populator) {}
 
   /// Appends the function \p fnName that builds the graph.
   void build(std::string_view fnName);
@@ -64,13 +98,14 @@ private:
   const Module &module;
   const Function &function;
   std::unordered_map<KernelId, unsigned> &kernelIndex;
+  BufferTables &buffers;
   TextBuffer &out;
   PagePopulator *populator; ///< faults the text's pages in ahead, or null
   /// Per buffer: the Python variable of its node, empty while it has none.
-  std::vector<std::string> node = std::vector<std::string>(module.buffers.size());
+  std::vector<std::string> &node = buffers.node;
   /// Per buffer: a tuple whose node lives on as a multi_output result with
   /// no index (the same value), so freeing the tuple does not end the node.
-  std::vector<bool> handedOn = std::vector<bool>(module.buffers.size(), false);
+  std::vector<bool> &handedOn = buffers.handedOn;
   std::map<std::string, std::string> symbolNode;      ///< symbol -> Python variable
   std::unordered_map<sym::Expr, std::string> exprMemo;
   unsigned temps = 0;
@@ -647,12 +682,10 @@ void GraphBuilder::build(std::string_view fnName) {
     node[b] = info.name;
   }
   unsigned f = static_cast<unsigned>(&function - module.functions.data());
-  for (BufferId b = 0; b < module.buffers.size(); ++b) {
+  for (BufferId b : buffers.constantsOf[f]) {
     const BufferInfo &info = module.buffer(b);
-    if (info.function == f && info.kind == BufferKind::Constant) {
-      linef("{} = g.get_attr('{}')", info.name, info.name);
-      node[b] = info.name;
-    }
+    linef("{} = g.get_attr('{}')", info.name, info.name);
+    node[b] = info.name;
   }
   for (size_t i = 0; i < function.lines.size(); ++i) {
     if (populator && i % 4096 == 0)
@@ -725,24 +758,27 @@ def delete(x):
     populator.emplace(size_t(64) << 20);
   }
   PagePopulator *pages = populator ? &*populator : nullptr;
-  for (size_t f = 1; f < module.functions.size(); ++f)
-    GraphBuilder(module, module.functions[f], kernelIndex, out, pages)
+  BufferTables buffers(module);
+  for (size_t f = 1; f < module.functions.size(); ++f) {
+    GraphBuilder(module, module.functions[f], kernelIndex, buffers, out, pages)
         .build("build_" + module.functions[f].name);
-  GraphBuilder(module, module.main(), kernelIndex, out, pages).build("build_graph");
+    buffers.reset(module.functions[f], static_cast<unsigned>(f));
+  }
+  GraphBuilder(module, module.main(), kernelIndex, buffers, out, pages).build("build_graph");
 
   out += "\n\ndef graph_module():\n"sv;
   out += "    \"\"\"The wrapper as a GraphModule; constants and branches are attributes.\"\"\"\n"sv;
   out += "    root = torch.nn.Module()\n"sv;
-  for (const BufferInfo &info : module.buffers)
-    if (info.kind == BufferKind::Constant && info.function == 0)
-      out += fmt::format("    root.register_buffer('{}', {})\n", info.name, info.name);
+  for (BufferId b : buffers.constantsOf[0])
+    out += fmt::format("    root.register_buffer('{}', {})\n", module.buffer(b).name,
+                       module.buffer(b).name);
   // Each subgraph's module holds its own constants and the subgraphs it
   // calls, which come before it (the IR's function order).
   for (size_t f = 1; f < module.functions.size(); ++f) {
     out += fmt::format("    branch = torch.nn.Module()\n");
-    for (const BufferInfo &info : module.buffers)
-      if (info.kind == BufferKind::Constant && info.function == f)
-        out += fmt::format("    branch.register_buffer('{}', {})\n", info.name, info.name);
+    for (BufferId b : buffers.constantsOf[f])
+      out += fmt::format("    branch.register_buffer('{}', {})\n", module.buffer(b).name,
+                         module.buffer(b).name);
     std::vector<unsigned> callees;
     for (const Line &l : module.functions[f].lines) {
       if (const auto *c = std::get_if<CondLine>(&l))
