@@ -244,7 +244,7 @@ private:
   /// free that a subgraph call prints (see markFreedByCalls).
   const std::vector<Line> *current = nullptr;
   const std::vector<bool> *freedByCallAt = nullptr;
-  std::vector<bool> freedByCallLines;
+  std::vector<bool> freedByCallLines, usedByCall;
 
   /// Marks the frees of operands right after a subgraph call
   /// (invoke_subgraph, cond), with only frees between. Those are printed
@@ -256,22 +256,23 @@ private:
     freedByCallAt = nullptr;
     if (module.functions.size() == 1) // no subgraph to call
       return;
-    std::vector<uint32_t> usedBy; // per buffer: the last call line using it
+    std::vector<bool> &usedBy = usedByCall; // per buffer: used by the call at hand
     for (size_t i = 0; i < lines.size(); ++i) {
       if (!std::holds_alternative<InvokeSubgraphLine>(lines[i]) &&
           !std::holds_alternative<CondLine>(lines[i]))
         continue;
-      if (usedBy.empty()) {
-        usedBy.assign(module.buffers.size(), UINT32_MAX);
+      if (usedBy.empty()) // once per module: each call puts its entries back
+        usedBy.assign(module.buffers.size(), false);
+      if (freedByCallLines.empty())
         freedByCallLines.assign(lines.size(), false);
-      }
-      forEachUse(lines[i], [&](BufferId b) { usedBy[b] = static_cast<uint32_t>(i); });
+      forEachUse(lines[i], [&](BufferId b) { usedBy[b] = true; });
       for (size_t j = i + 1; j < lines.size(); ++j) {
         const auto *free = std::get_if<FreeLine>(&lines[j]);
         if (!free)
           break;
-        freedByCallLines[j] = usedBy[free->buffer] == i;
+        freedByCallLines[j] = usedBy[free->buffer];
       }
+      forEachUse(lines[i], [&](BufferId b) { usedBy[b] = false; });
     }
     freedByCallAt = freedByCallLines.empty() ? nullptr : &freedByCallLines;
   }
