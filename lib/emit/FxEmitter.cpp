@@ -159,32 +159,25 @@ constexpr std::string_view kNoKwargs = ", kwargs = {}";
 struct BufferTables {
   explicit BufferTables(const Module &module)
       : node(module.buffers.size(), kNoNode), viewCount(module.buffers.size(), 0),
-        handedOn(module.buffers.size(), false), constantsOf(module.functions.size()) {
-    for (BufferId b = 0; b < module.buffers.size(); ++b)
-      if (module.buffers[b].kind == BufferKind::Constant &&
-          module.buffers[b].function < module.functions.size())
-        constantsOf[module.buffers[b].function].push_back(b);
-  }
+        handedOn(module.buffers.size(), false), ranges(functionBufferRanges(module)) {}
   std::vector<unsigned> node;
   std::vector<unsigned> viewCount;
   std::vector<bool> handedOn;
-  std::vector<std::vector<BufferId>> constantsOf; ///< by function
+  std::vector<std::pair<BufferId, BufferId>> ranges; ///< by function: its buffers' ids
 
-  void reset(const Function &function, unsigned f) {
-    auto clear = [&](BufferId b) {
-      if (b < node.size()) {
-        node[b] = kNoNode;
-        viewCount[b] = 0;
-        handedOn[b] = false;
-      }
-    };
-    for (BufferId b : function.inputs)
-      clear(b);
-    for (BufferId b : constantsOf[f])
-      clear(b);
-    for (const Line &line : function.lines) {
-      forEachUse(line, clear);
-      forEachDef(line, clear);
+  /// The constants of function \p f, in id order.
+  template <typename Fn> void forEachConstant(const Module &module, unsigned f, Fn &&fn) const {
+    for (BufferId b = ranges[f].first; b < ranges[f].second; ++b)
+      if (module.buffers[b].function == f && module.buffers[b].kind == BufferKind::Constant)
+        fn(b);
+  }
+
+  /// Puts back the entries of a function's buffers, ids [first, second).
+  void reset(std::pair<BufferId, BufferId> range) {
+    for (BufferId b = range.first; b < range.second; ++b) {
+      node[b] = kNoNode;
+      viewCount[b] = 0;
+      handedOn[b] = false;
     }
   }
 };
@@ -915,10 +908,11 @@ void FxGraphPrinter::print(std::string &out) {
     const BufferInfo &info = module.buffer(b);
     bufferNode[b] = addAttrNode(info.name, "placeholder", info.name);
   }
-  for (BufferId b : buffers.constantsOf[static_cast<size_t>(&function - module.functions.data())]) {
-    const BufferInfo &info = module.buffer(b);
-    bufferNode[b] = addAttrNode(info.name, "get_attr", info.name);
-  }
+  buffers.forEachConstant(module, static_cast<unsigned>(&function - module.functions.data()),
+                          [&](BufferId b) {
+                            const BufferInfo &info = module.buffer(b);
+                            bufferNode[b] = addAttrNode(info.name, "get_attr", info.name);
+                          });
   // At scale the text's pages are faulted in on another core (a thread
   // prints the graph; nothing else runs meanwhile).
   std::optional<PagePopulator> populator;
@@ -984,7 +978,8 @@ std::string emitFx(const Module &module, const EmitOptions &options) {
       out += '\n';
     }
     FxGraphPrinter(module, module.functions[f], tables, buffers, options).print(out);
-    buffers.reset(module.functions[f], static_cast<unsigned>(f));
+    if (f + 1 < module.functions.size())
+      buffers.reset(buffers.ranges[f]);
   }
   return out;
 }

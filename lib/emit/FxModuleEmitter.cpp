@@ -55,30 +55,23 @@ std::string pyTuple(const std::vector<std::string> &items) {
 struct BufferTables {
   explicit BufferTables(const Module &module)
       : node(module.buffers.size()), handedOn(module.buffers.size(), false),
-        constantsOf(module.functions.size()) {
-    for (BufferId b = 0; b < module.buffers.size(); ++b)
-      if (module.buffers[b].kind == BufferKind::Constant &&
-          module.buffers[b].function < module.functions.size())
-        constantsOf[module.buffers[b].function].push_back(b);
-  }
+        ranges(functionBufferRanges(module)) {}
   std::vector<std::string> node;
   std::vector<bool> handedOn;
-  std::vector<std::vector<BufferId>> constantsOf; ///< by function
+  std::vector<std::pair<BufferId, BufferId>> ranges; ///< by function: its buffers' ids
 
-  void reset(const Function &function, unsigned f) {
-    auto clear = [&](BufferId b) {
-      if (b < node.size()) {
-        node[b].clear();
-        handedOn[b] = false;
-      }
-    };
-    for (BufferId b : function.inputs)
-      clear(b);
-    for (BufferId b : constantsOf[f])
-      clear(b);
-    for (const Line &line : function.lines) {
-      forEachUse(line, clear);
-      forEachDef(line, clear);
+  /// The constants of function \p f, in id order.
+  template <typename Fn> void forEachConstant(const Module &module, unsigned f, Fn &&fn) const {
+    for (BufferId b = ranges[f].first; b < ranges[f].second; ++b)
+      if (module.buffers[b].function == f && module.buffers[b].kind == BufferKind::Constant)
+        fn(b);
+  }
+
+  /// Puts back the entries of a function's buffers, ids [first, second).
+  void reset(std::pair<BufferId, BufferId> range) {
+    for (BufferId b = range.first; b < range.second; ++b) {
+      node[b].clear();
+      handedOn[b] = false;
     }
   }
 };
@@ -682,11 +675,11 @@ void GraphBuilder::build(std::string_view fnName) {
     node[b] = info.name;
   }
   unsigned f = static_cast<unsigned>(&function - module.functions.data());
-  for (BufferId b : buffers.constantsOf[f]) {
+  buffers.forEachConstant(module, f, [&](BufferId b) {
     const BufferInfo &info = module.buffer(b);
     linef("{} = g.get_attr('{}')", info.name, info.name);
     node[b] = info.name;
-  }
+  });
   for (size_t i = 0; i < function.lines.size(); ++i) {
     if (populator && i % 4096 == 0)
       populator->report(0, out.view().data(), out.size(), out.room());
@@ -762,23 +755,25 @@ def delete(x):
   for (size_t f = 1; f < module.functions.size(); ++f) {
     GraphBuilder(module, module.functions[f], kernelIndex, buffers, out, pages)
         .build("build_" + module.functions[f].name);
-    buffers.reset(module.functions[f], static_cast<unsigned>(f));
+    buffers.reset(buffers.ranges[f]);
   }
   GraphBuilder(module, module.main(), kernelIndex, buffers, out, pages).build("build_graph");
 
   out += "\n\ndef graph_module():\n"sv;
   out += "    \"\"\"The wrapper as a GraphModule; constants and branches are attributes.\"\"\"\n"sv;
   out += "    root = torch.nn.Module()\n"sv;
-  for (BufferId b : buffers.constantsOf[0])
+  buffers.forEachConstant(module, 0, [&](BufferId b) {
     out += fmt::format("    root.register_buffer('{}', {})\n", module.buffer(b).name,
                        module.buffer(b).name);
+  });
   // Each subgraph's module holds its own constants and the subgraphs it
   // calls, which come before it (the IR's function order).
   for (size_t f = 1; f < module.functions.size(); ++f) {
     out += fmt::format("    branch = torch.nn.Module()\n");
-    for (BufferId b : buffers.constantsOf[f])
+    buffers.forEachConstant(module, static_cast<unsigned>(f), [&](BufferId b) {
       out += fmt::format("    branch.register_buffer('{}', {})\n", module.buffer(b).name,
                          module.buffer(b).name);
+    });
     std::vector<unsigned> callees;
     for (const Line &l : module.functions[f].lines) {
       if (const auto *c = std::get_if<CondLine>(&l))

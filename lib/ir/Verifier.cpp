@@ -24,14 +24,11 @@ public:
     state.assign(module.buffers.size(), State::Undefined);
     poolOf.assign(module.buffers.size(), kNoPool);
     poolState.assign(module.pools.size(), State::Undefined);
-    constantsOf.assign(module.functions.size(), {});
-    for (BufferId id = 0; id < module.buffers.size(); ++id)
-      if (module.buffers[id].kind == BufferKind::Constant &&
-          module.buffers[id].function < module.functions.size())
-        constantsOf[module.buffers[id].function].push_back(id);
+    ranges = functionBufferRanges(module);
     for (unsigned f = 0; f < module.functions.size(); ++f) {
       verifyFunction(f);
-      reset(module.functions[f], f);
+      if (f + 1 < module.functions.size())
+        reset(f, ranges[f]);
     }
     return errors;
   }
@@ -42,7 +39,7 @@ private:
   std::vector<State> state;
   std::vector<State> poolState;
   std::vector<PoolId> poolOf; ///< by buffer: the pool it was carved from, or kNoPool
-  std::vector<std::vector<BufferId>> constantsOf; ///< by function
+  std::vector<std::pair<BufferId, BufferId>> ranges; ///< by function: its buffers' ids
   static constexpr PoolId kNoPool = UINT32_MAX;
   unsigned functionIndex = 0;
   size_t lineIndex = 0;
@@ -131,7 +128,8 @@ private:
           bytes && a->offset >= 0 && *bytes > pool.bytes - std::min(a->offset, pool.bytes))
         fail(fmt::format("{} ({} bytes at offset {}) does not fit in pool @{} of {} bytes",
                          name(a->buffer), *bytes, a->offset, pool.name, pool.bytes));
-      poolOf[a->buffer] = a->pool;
+      if (module.buffers[a->buffer].function == functionIndex)
+        poolOf[a->buffer] = a->pool;
     }
   }
 
@@ -155,39 +153,23 @@ private:
                        module.functions[functionIndex].name, module.functions[target].name));
   }
 
-  /// Puts back the table entries function \p f may have changed: its
-  /// constants and inputs, and what its lines name.
-  void reset(const Function &function, unsigned f) {
-    auto clear = [&](BufferId id) {
-      if (id < state.size()) {
-        state[id] = State::Undefined;
-        poolOf[id] = kNoPool;
-      }
-    };
-    for (BufferId id : constantsOf[f])
-      clear(id);
-    for (BufferId id : function.inputs)
-      clear(id);
-    for (const Line &line : function.lines) {
-      forEachUse(line, clear);
-      forEachDef(line, clear);
-      std::visit(Overloaded{[&](const PoolAllocateLine &p) { clearPool(p.pool); },
-                            [&](const PoolFreeLine &p) { clearPool(p.pool); },
-                            [&](const AllocateFromPoolLine &a) { clearPool(a.pool); },
-                            [](const auto &) {}},
-                 line);
-    }
-  }
-  void clearPool(PoolId p) {
-    if (p < poolState.size())
-      poolState[p] = State::Undefined;
+  /// Puts back the table entries function \p f changed: those of its
+  /// buffers (\p range; the tables are written for a function's own buffers
+  /// only) and of its pools.
+  void reset(unsigned f, std::pair<BufferId, BufferId> range) {
+    std::fill(state.begin() + range.first, state.begin() + range.second, State::Undefined);
+    std::fill(poolOf.begin() + range.first, poolOf.begin() + range.second, kNoPool);
+    for (PoolId p = 0; p < module.pools.size(); ++p)
+      if (module.pools[p].function == f)
+        poolState[p] = State::Undefined;
   }
 
   void verifyFunction(unsigned f) {
     functionIndex = f;
     const Function &function = module.functions[f];
-    for (BufferId id : constantsOf[f])
-      state[id] = State::Live;
+    for (BufferId id = ranges[f].first; id < ranges[f].second; ++id)
+      if (module.buffers[id].function == f && module.buffers[id].kind == BufferKind::Constant)
+        state[id] = State::Live;
     for (BufferId id : function.inputs)
       if (valid(id))
         state[id] = State::Live;
@@ -224,7 +206,8 @@ private:
           state[free->buffer] = State::Freed;
       }
       if (const auto *reuse = std::get_if<ReuseLine>(&line)) {
-        if (reuse->deleteOld && reuse->old < state.size())
+        if (reuse->deleteOld && reuse->old < state.size() &&
+            module.buffers[reuse->old].function == functionIndex)
           state[reuse->old] = State::Freed;
       }
       forEachDef(line, [&](BufferId id) { def(id); });

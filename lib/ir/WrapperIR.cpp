@@ -43,6 +43,20 @@ std::optional<int64_t> staticStorageBytes(const graph::Layout &layout) {
   return bytes;
 }
 
+std::vector<std::pair<BufferId, BufferId>> functionBufferRanges(const Module &module) {
+  std::vector<std::pair<BufferId, BufferId>> ranges(module.functions.size(), {0, 0});
+  for (BufferId b = 0; b < module.buffers.size(); ++b) {
+    unsigned f = module.buffers[b].function;
+    if (f >= ranges.size())
+      continue;
+    auto &range = ranges[f];
+    if (range.second == 0) // none yet
+      range.first = b;
+    range.second = b + 1;
+  }
+  return ranges;
+}
+
 std::string_view lineKindName(const Line &line) {
   return std::visit(
       Overloaded{

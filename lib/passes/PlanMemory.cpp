@@ -48,32 +48,23 @@ struct FreeSchedule {
 };
 
 /// Per-buffer tables for scheduleFrees, sized to the module once: each
-/// function uses and puts back only the entries of the buffers it names, so
-/// a module of many subgraphs costs its size, not its size times its
-/// functions.
+/// function uses and puts back the entries of its own buffers (its range of
+/// ids), so a module of many subgraphs costs its size, not its size times
+/// its functions.
 struct FreeScratch {
   explicit FreeScratch(size_t numBuffers)
       : lastUse(numBuffers, kNever), pinned(numBuffers, false), renamedAway(numBuffers, false) {}
   std::vector<size_t> lastUse;
   std::vector<bool> pinned;      // outputs and what they alias
   std::vector<bool> renamedAway; // ended by a reuse line
-  std::vector<BufferId> named;   // buffers whose entries are set, in first-use order
 };
 
 FreeSchedule scheduleFrees(const Module &module, const Function &function,
-                           FreeScratch &scratch) {
+                           std::pair<BufferId, BufferId> range, FreeScratch &scratch) {
   const size_t n = function.lines.size();
   std::vector<size_t> &lastUse = scratch.lastUse;
   std::vector<bool> &pinned = scratch.pinned;
   std::vector<bool> &renamedAway = scratch.renamedAway;
-  std::vector<BufferId> &named = scratch.named;
-  named.clear();
-  // Every buffer whose entries change is listed once: the first change of
-  // any of its entries lists it (entries start at their defaults).
-  auto name = [&](BufferId b) {
-    if (lastUse[b] == kNever && !pinned[b] && !renamedAway[b])
-      named.push_back(b);
-  };
 
   auto storageOf = [&](BufferId b) {
     const BufferInfo &info = module.buffers[b];
@@ -81,22 +72,17 @@ FreeSchedule scheduleFrees(const Module &module, const Function &function,
   };
   size_t i = 0;
   auto touch = [&](BufferId b) {
-    name(b);
     lastUse[b] = i;
     BufferId base = storageOf(b);
-    if (base != b) {
-      name(base);
+    if (base != b)
       lastUse[base] = i;
-    }
   };
   auto touchDef = [&](BufferId b) {
     if (lastUse[b] == kNever)
       touch(b);
   };
   auto pin = [&](BufferId b) {
-    name(b);
     pinned[b] = true;
-    name(storageOf(b));
     pinned[storageOf(b)] = true;
   };
   for (; i < n; ++i) {
@@ -108,13 +94,9 @@ FreeSchedule scheduleFrees(const Module &module, const Function &function,
     }
     forEachUse(line, touch);
     forEachDef(line, touchDef);
-    if (const auto *reuse = std::get_if<ReuseLine>(&line); reuse && reuse->deleteOld) {
-      name(reuse->old);
+    if (const auto *reuse = std::get_if<ReuseLine>(&line); reuse && reuse->deleteOld)
       renamedAway[reuse->old] = true;
-    }
   }
-  // Frees after one line go in buffer id order.
-  std::sort(named.begin(), named.end());
 
   auto freedAfter = [&](BufferId b) {
     const BufferInfo &info = module.buffers[b];
@@ -128,16 +110,17 @@ FreeSchedule scheduleFrees(const Module &module, const Function &function,
   FreeSchedule schedule;
   schedule.end.assign(n + 1, 0);
   std::vector<uint32_t> &end = schedule.end;
-  for (BufferId b : named)
+  // Frees after one line go in buffer id order.
+  for (BufferId b = range.first; b < range.second; ++b)
     if (size_t line = freedAfter(b); line != kNever)
       ++end[line + 1];
   for (size_t k = 1; k <= n; ++k)
     end[k] += end[k - 1];
   schedule.frees.resize(end[n]);
-  for (BufferId b : named)
+  for (BufferId b = range.first; b < range.second; ++b)
     if (size_t line = freedAfter(b); line != kNever)
       schedule.frees[end[line]++] = b;
-  for (BufferId b : named) {
+  for (BufferId b = range.first; b < range.second; ++b) {
     lastUse[b] = kNever;
     pinned[b] = false;
     renamedAway[b] = false;
@@ -412,9 +395,10 @@ bool planMemory(Module &module, PassContext &ctx) {
   // strategy.
   memory::StorageSizes sizes(module);
   FreeScratch scratch(module.buffers.size());
+  const auto ranges = functionBufferRanges(module);
   for (unsigned f = 0; f < module.functions.size(); ++f) {
     Function &function = module.functions[f];
-    const FreeSchedule schedule = scheduleFrees(module, function, scratch);
+    const FreeSchedule schedule = scheduleFrees(module, function, ranges[f], scratch);
     const bool stats = ctx.options.memoryStats || ctx.options.verifyPlan;
     const bool reuse = strategy == MemoryPlan::Reuse || strategy == MemoryPlan::Pool;
     if (reuse && !stats) {

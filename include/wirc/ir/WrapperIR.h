@@ -504,6 +504,11 @@ struct Module {
   sym::SymbolValues hints() const;
 };
 
+/// Per function, the ids of its buffers: [first, last + 1), empty for none.
+/// Builders number a function's buffers together, so per-function work on
+/// per-buffer tables of the module touches its range, not the whole table.
+std::vector<std::pair<BufferId, BufferId>> functionBufferRanges(const Module &module);
+
 /// Prints the module in wirc's stable textual Wrapper IR form (--print-ir).
 std::string printModule(const Module &module);
 
