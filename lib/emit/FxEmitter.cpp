@@ -165,13 +165,6 @@ struct BufferTables {
   std::vector<bool> handedOn;
   std::vector<std::pair<BufferId, BufferId>> ranges; ///< by function: its buffers' ids
 
-  /// The constants of function \p f, in id order.
-  template <typename Fn> void forEachConstant(const Module &module, unsigned f, Fn &&fn) const {
-    for (BufferId b = ranges[f].first; b < ranges[f].second; ++b)
-      if (module.buffers[b].function == f && module.buffers[b].kind == BufferKind::Constant)
-        fn(b);
-  }
-
   /// Puts back the entries of a function's buffers, ids [first, second).
   void reset(std::pair<BufferId, BufferId> range) {
     for (BufferId b = range.first; b < range.second; ++b) {
@@ -908,11 +901,11 @@ void FxGraphPrinter::print(std::string &out) {
     const BufferInfo &info = module.buffer(b);
     bufferNode[b] = addAttrNode(info.name, "placeholder", info.name);
   }
-  buffers.forEachConstant(module, static_cast<unsigned>(&function - module.functions.data()),
-                          [&](BufferId b) {
-                            const BufferInfo &info = module.buffer(b);
-                            bufferNode[b] = addAttrNode(info.name, "get_attr", info.name);
-                          });
+  const auto f = static_cast<unsigned>(&function - module.functions.data());
+  forEachConstant(module, f, buffers.ranges[f], [&](BufferId b) {
+    const BufferInfo &info = module.buffer(b);
+    bufferNode[b] = addAttrNode(info.name, "get_attr", info.name);
+  });
   // At scale the text's pages are faulted in on another core (a thread
   // prints the graph; nothing else runs meanwhile).
   std::optional<PagePopulator> populator;

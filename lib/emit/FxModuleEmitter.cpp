@@ -60,13 +60,6 @@ struct BufferTables {
   std::vector<bool> handedOn;
   std::vector<std::pair<BufferId, BufferId>> ranges; ///< by function: its buffers' ids
 
-  /// The constants of function \p f, in id order.
-  template <typename Fn> void forEachConstant(const Module &module, unsigned f, Fn &&fn) const {
-    for (BufferId b = ranges[f].first; b < ranges[f].second; ++b)
-      if (module.buffers[b].function == f && module.buffers[b].kind == BufferKind::Constant)
-        fn(b);
-  }
-
   /// Puts back the entries of a function's buffers, ids [first, second).
   void reset(std::pair<BufferId, BufferId> range) {
     for (BufferId b = range.first; b < range.second; ++b) {
@@ -675,7 +668,7 @@ void GraphBuilder::build(std::string_view fnName) {
     node[b] = info.name;
   }
   unsigned f = static_cast<unsigned>(&function - module.functions.data());
-  buffers.forEachConstant(module, f, [&](BufferId b) {
+  forEachConstant(module, f, buffers.ranges[f], [&](BufferId b) {
     const BufferInfo &info = module.buffer(b);
     linef("{} = g.get_attr('{}')", info.name, info.name);
     node[b] = info.name;
@@ -762,7 +755,7 @@ def delete(x):
   out += "\n\ndef graph_module():\n"sv;
   out += "    \"\"\"The wrapper as a GraphModule; constants and branches are attributes.\"\"\"\n"sv;
   out += "    root = torch.nn.Module()\n"sv;
-  buffers.forEachConstant(module, 0, [&](BufferId b) {
+  forEachConstant(module, 0, buffers.ranges[0], [&](BufferId b) {
     out += fmt::format("    root.register_buffer('{}', {})\n", module.buffer(b).name,
                        module.buffer(b).name);
   });
@@ -770,7 +763,7 @@ def delete(x):
   // calls, which come before it (the IR's function order).
   for (size_t f = 1; f < module.functions.size(); ++f) {
     out += fmt::format("    branch = torch.nn.Module()\n");
-    buffers.forEachConstant(module, static_cast<unsigned>(f), [&](BufferId b) {
+    forEachConstant(module, static_cast<unsigned>(f), buffers.ranges[f], [&](BufferId b) {
       out += fmt::format("    branch.register_buffer('{}', {})\n", module.buffer(b).name,
                          module.buffer(b).name);
     });

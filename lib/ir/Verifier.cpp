@@ -167,9 +167,7 @@ private:
   void verifyFunction(unsigned f) {
     functionIndex = f;
     const Function &function = module.functions[f];
-    for (BufferId id = ranges[f].first; id < ranges[f].second; ++id)
-      if (module.buffers[id].function == f && module.buffers[id].kind == BufferKind::Constant)
-        state[id] = State::Live;
+    forEachConstant(module, f, ranges[f], [&](BufferId id) { state[id] = State::Live; });
     for (BufferId id : function.inputs)
       if (valid(id))
         state[id] = State::Live;

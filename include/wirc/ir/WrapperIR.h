@@ -509,6 +509,16 @@ struct Module {
 /// per-buffer tables of the module touches its range, not the whole table.
 std::vector<std::pair<BufferId, BufferId>> functionBufferRanges(const Module &module);
 
+/// Calls \p fn with the id of each constant of function \p f, in id order;
+/// \p range is the function's entry of functionBufferRanges.
+template <typename Fn>
+void forEachConstant(const Module &module, unsigned f, std::pair<BufferId, BufferId> range,
+                     Fn &&fn) {
+  for (BufferId b = range.first; b < range.second; ++b)
+    if (module.buffers[b].function == f && module.buffers[b].kind == BufferKind::Constant)
+      fn(b);
+}
+
 /// Prints the module in wirc's stable textual Wrapper IR form (--print-ir).
 std::string printModule(const Module &module);
 
