@@ -257,6 +257,14 @@ def main():
         return {"program": name, "mode": mode, "status": "crash",
                 "error": (p.stderr or p.stdout)[-2000:]}
 
+    def progress(job):
+        # One line as each job ends, so that a run cut short still says what
+        # it found (the table and results.json come at the end).
+        r = child(job)
+        print(f"done {r['program']} {r['mode']} {r['status']} peak={r.get('peak_bytes', '-')}",
+              flush=True)
+        return r
+
     modes = ("inductor",) + tuple(m for m in args.modes.split(",") if m in MODES[1:])
     jobs = [(name, mode) for name in names for mode in modes]
     jobs += [(name, "fx-backend") for name in names if name in BACKEND_PROGRAMS]
@@ -264,7 +272,7 @@ def main():
                        for emit in modes[1:])
     jobs += [(name, mode) for name in names for mode in plan_modes]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(child, jobs))
+        results = list(pool.map(progress, jobs))
     by = {(r["program"], r["mode"]): r for r in results}
     # wirc's outputs must also agree with Inductor's own compiled function.
     import torch
