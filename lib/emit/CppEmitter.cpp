@@ -244,6 +244,7 @@ private:
                       const std::vector<std::pair<std::string, Value>> &kwargs,
                       const Value *outValue, BufferId result);
   void condCall(std::string &text, const CondLine &c);
+  void whileLoop(std::string &text, const WhileLoopLine &w);
   /// A call of subgraph \p then, or of \p then or \p otherwise on
   /// \p predicate (torch.cond); the outputs land in \p results or in
   /// \p tupleResult's items.
@@ -1100,9 +1101,7 @@ void CppEmitter::body(std::string &text, const Line &l) {
             subgraphCall(text, nullptr, i.function, i.function, i.operands, {}, i.tupleResult,
                          "invoke_subgraph");
           },
-          [&](const WhileLoopLine &) {
-            unsupported("torch.while_loop (use --emit=python, fx or fx-module)");
-          },
+          [&](const WhileLoopLine &w) { whileLoop(text, w); },
           [&](const OutputLine &o) {
             for (size_t i = 0; i < o.outputs.size(); ++i) {
               const Value &v = o.outputs[i];
@@ -1338,6 +1337,76 @@ void CppEmitter::subgraphCall(std::string &text, const Value *predicate, unsigne
                           r.name, target, i);
     }
   }
+}
+
+/// torch.while_loop (AOTI): the carried values live in the result's items,
+/// one reference each. Each round hands the cond function, then the body,
+/// new references to them and to the additional operands; the body's outputs
+/// replace the items. When the body never runs, the items become copies of
+/// the initial values, so the result never aliases an operand (as in the
+/// Python wrapper). The standalone wrapper's storage has a single owner,
+/// which a body handing back its inputs unchanged would break: not supported.
+void CppEmitter::whileLoop(std::string &text, const WhileLoopLine &w) {
+  if (!aoti())
+    unsupported("torch.while_loop (use --cpp-abi=aoti, or --emit=python, fx or fx-module)");
+  const std::string &state = name(w.tupleResult);
+  itemTuples.insert(w.tupleResult);
+  const size_t n = w.carried.size();
+  std::string decls, initial, additional, symbols;
+  unsigned counter = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Value &v = w.carried[i];
+    if (v.kind != Value::Kind::Buffer && v.kind != Value::Kind::View)
+      unsupported("a torch.while_loop carried value that is not a tensor");
+    std::string var = aotiHandleVar(v, decls, counter);
+    initial += fmt::format("    {}_items[{}] = {};\n", state, i,
+                           v.kind == Value::Kind::View
+                               ? fmt::format("std::move({})", var)
+                               : fmt::format("wirc::rt::aoti::Handle({}.share())", var));
+  }
+  for (const Value &v : w.additional) {
+    if (v.kind == Value::Kind::Expr || v.kind == Value::Kind::Int ||
+        (v.kind == Value::Kind::Buffer &&
+         module.buffer(v.buffer).kind == BufferKind::SymbolInput)) {
+      symbols += (symbols.empty() ? "" : ", ") +
+                 (v.kind == Value::Kind::Int   ? intLiteral(v.intValue)
+                  : v.kind == Value::Kind::Expr ? expr(v.expr)
+                                                : name(v.buffer));
+      continue;
+    }
+    if (v.kind != Value::Kind::Buffer && v.kind != Value::Kind::View)
+      unsupported("a torch.while_loop operand that is not a tensor or a size");
+    additional += ", " + aotiHandleVar(v, decls, counter) + ".share()";
+  }
+  std::string operands;
+  for (size_t i = 0; i < n; ++i)
+    operands += fmt::format("{}{}_items[{}].share()", i ? ", " : "", state, i);
+  operands += additional;
+  const std::string &cond = module.functions.at(w.condFunction).name;
+  const std::string &body = module.functions.at(w.bodyFunction).name;
+  text += fmt::format("  wirc::rt::aoti::Handle {}_items[{}];\n  {{\n", state, n);
+  text += decls;
+  text += initial;
+  text += fmt::format("    const int64_t wirc_symbols[] = {{{}}};\n", symbols.empty() ? "0" : symbols);
+  text += "    for (bool wirc_ran = false;; wirc_ran = true) {\n";
+  text += fmt::format("      AtenTensorHandle wirc_inputs[] = {{{}}};\n", operands);
+  text += "      AtenTensorHandle wirc_pred[1] = {};\n";
+  text += fmt::format("      subgraph_{}(kernels, wirc_inputs, wirc_symbols, wirc_pred, stream);\n",
+                      cond);
+  text += "      if (!wirc::rt::aoti::item_bool(wirc::rt::aoti::Handle(wirc_pred[0]), "
+          "\"while_loop\")) {\n";
+  text += "        if (!wirc_ran)\n";
+  text += fmt::format("          for (auto &item : {}_items)\n", state);
+  text += "            item = wirc::rt::aoti::clone(item, \"while_loop\");\n";
+  text += "        break;\n      }\n";
+  text += fmt::format("      AtenTensorHandle wirc_body_inputs[] = {{{}}};\n", operands);
+  text += fmt::format("      AtenTensorHandle wirc_results[{}] = {{}};\n", n);
+  text += fmt::format("      subgraph_{}(kernels, wirc_body_inputs, wirc_symbols, wirc_results, "
+                      "stream);\n",
+                      body);
+  text += fmt::format("      for (int i = 0; i < {}; ++i)\n", n);
+  text += fmt::format("        {}_items[i] = wirc::rt::aoti::Handle(wirc_results[i]);\n", state);
+  text += "    }\n  }\n";
 }
 
 /// One function's parameters and body: run() for the main graph, a static

@@ -134,6 +134,14 @@ inline Handle from_pool(const Handle &pool, int64_t offset_bytes, int32_t dtype,
   return Handle(h);
 }
 
+/// A copy of \p tensor with the same sizes and strides, in new storage.
+inline Handle clone(const Handle &tensor, const char *what) {
+  AtenTensorHandle h = nullptr;
+  check(aoti_torch_clone_preserve_strides(tensor.get(), &h),
+        "aoti_torch_clone_preserve_strides", what);
+  return Handle(h);
+}
+
 /// The value of a one-element bool tensor (torch.cond's predicate); waits
 /// for the device.
 inline bool item_bool(const Handle &tensor, const char *what) {

@@ -43,6 +43,7 @@ int32_t aoti_torch_memory_format_channels_last_3d();
 int32_t aoti_torch_memory_format_preserve_format();
 
 AOTITorchError aoti_torch_item_bool(AtenTensorHandle tensor, bool *ret_value);
+AOTITorchError aoti_torch_clone_preserve_strides(AtenTensorHandle self, AtenTensorHandle *ret);
 AOTITorchError aoti_torch_delete_tensor_object(AtenTensorHandle tensor);
 AOTITorchError aoti_torch_get_data_ptr(AtenTensorHandle tensor, void **ret_data_ptr);
 AOTITorchError aoti_torch_get_dim(AtenTensorHandle tensor, int64_t *ret_dim);
