@@ -623,8 +623,10 @@ void CppEmitter::aotiExternCall(std::string &text, const std::string &op,
                                 const Value *outValue, BufferId result) {
   if (schemaText.empty())
     unsupported(fmt::format("extern kernel '{}' without a 'schema' (the aten schema of the C "
-                            "shim function to call; re-export the graph, or add schemas with "
-                            "python -m wirc_export.add_schemas)",
+                            "shim function to call, which the exporter records when PyTorch has "
+                            "one: re-export older graphs, or add schemas with python -m "
+                            "wirc_export.add_schemas; an op without a C shim function runs in "
+                            "--emit=python or fx-module)",
                             op));
   FunctionSchema schema;
   try {
@@ -961,21 +963,23 @@ void CppEmitter::body(std::string &text, const Line &l) {
           [&](const KernelCallLine &call) {
             const graph::Kernel &kernel = module.kernel(call.kernel);
             const Grid &grid = call.grids.at(call.config);
-            std::string args;
-            for (const CallArg &arg : call.args)
-              if (arg.role != graph::ArgRole::Removed)
-                args += ", " + argument(arg.value);
-            // A numel the signature makes constexpr (Triton specializes a
-            // static xnumel of 1) is compiled into the kernel, not passed.
+            // The launcher's parameters: an argument or numel the signature
+            // makes constexpr (Triton specializes integers equal to 1, such
+            // as a static xnumel or a random kernel's seed offset) is
+            // compiled into the kernel, not passed.
             const graph::KernelConfig &config = kernel.configs.at(call.config);
-            auto passed = [&](const std::string &numel) {
+            auto passed = [&](const std::string &param) {
               if (kernel.signature.empty())
                 return true;
               for (const graph::KernelParam &p : kernel.signature)
-                if (p.name == numel)
+                if (p.name == param)
                   return p.type != "constexpr" && !config.kwarg(p.name);
               return false;
             };
+            std::string args;
+            for (const CallArg &arg : call.args)
+              if (arg.role != graph::ArgRole::Removed && passed(arg.param))
+                args += ", " + argument(arg.value);
             for (const auto &[numel, e] : call.numels)
               if (passed(numel))
                 args += ", " + expr(e);
