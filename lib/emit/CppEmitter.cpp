@@ -222,8 +222,8 @@ private:
   /// Tuple results (an extern call's or a cond's), unpacked by multi_output:
   /// AOTI keeps handles in NAME_items, the standalone wrapper tensors in
   /// NAME_items and their memory in NAME_item_storage; hook results stay an
-  /// ExternResults.
-  std::set<BufferId> itemTuples;
+  /// ExternResults. Mapped to their number of items.
+  std::map<BufferId, size_t> itemTuples;
   /// AOTI: an op ran on the CPU, so the CPU shim header is needed too.
   bool needsCpuShim = false;
   unsigned condCounter = 0;
@@ -236,6 +236,12 @@ private:
     return fmt::format("aoti_torch_dtype_{}()", graph::dtypeName(dtype));
   }
   std::string aotiHandleVar(const Value &v, std::string &decls, unsigned &counter) const;
+  /// A number passed where an op takes a tensor: a 0-dim CPU tensor, as
+  /// PyTorch wraps it, of the dtype the wrapped number would compute in.
+  std::string aotiScalarTensor(const Value &v, std::string &decls, unsigned &counter) const;
+  /// The dtype of the current extern call's first tensor argument, which a
+  /// number passed as a tensor is promoted against.
+  std::optional<graph::DType> scalarPeer;
   std::vector<std::string> aotiArgument(const SchemaType &type, const Value *value,
                                         const SchemaDefault *fallback, const std::string &what,
                                         std::string &decls, unsigned &counter) const;
@@ -388,6 +394,66 @@ std::string CppEmitter::aotiHandleVar(const Value &v, std::string &decls, unsign
     return var;
   }
   unsupported("a tensor argument that is neither a buffer nor a view");
+}
+
+std::string CppEmitter::aotiScalarTensor(const Value &v, std::string &decls,
+                                         unsigned &counter) const {
+  using graph::DType;
+  // A wrapped number takes the dtype of a tensor of its kind or above that
+  // it meets (a float meets float32: float32), else the default for its kind
+  // (float32, int64); computed in that dtype either way, so the 0-dim
+  // tensor holds the value in it. Half-precision peers take float32, which
+  // promotes to them the same way.
+  auto floating = [](DType d) {
+    switch (d) {
+    case DType::Float64:
+    case DType::Complex128:
+      return DType::Float64;
+    default:
+      return DType::Float32;
+    }
+  };
+  auto isFloating = [](DType d) {
+    return d == DType::Float16 || d == DType::BFloat16 || d == DType::Float32 ||
+           d == DType::Float64 || d == DType::Complex64 || d == DType::Complex128 ||
+           d == DType::Float8E4M3FN || d == DType::Float8E5M2;
+  };
+  DType dtype = DType::Bool;
+  std::string value;
+  if (v.kind == Value::Kind::Bool) {
+    value = v.boolValue ? "true" : "false";
+  } else if (v.kind == Value::Kind::Float) {
+    dtype = scalarPeer && isFloating(*scalarPeer) ? floating(*scalarPeer) : DType::Float32;
+    value = doubleLiteral(v.floatValue);
+  } else {
+    value = v.kind == Value::Kind::Int ? intLiteral(v.intValue) : expr(v.expr);
+    if (!scalarPeer || *scalarPeer == DType::Bool)
+      dtype = DType::Int64;
+    else if (isFloating(*scalarPeer))
+      dtype = floating(*scalarPeer);
+    else
+      dtype = *scalarPeer;
+  }
+  const char *ctype = nullptr;
+  switch (dtype) {
+  case DType::Bool: ctype = "bool"; break;
+  case DType::UInt8: ctype = "uint8_t"; break;
+  case DType::Int8: ctype = "int8_t"; break;
+  case DType::Int16: ctype = "int16_t"; break;
+  case DType::Int32: ctype = "int32_t"; break;
+  case DType::Int64: ctype = "int64_t"; break;
+  case DType::UInt16: ctype = "uint16_t"; break;
+  case DType::UInt32: ctype = "uint32_t"; break;
+  case DType::UInt64: ctype = "uint64_t"; break;
+  case DType::Float32: ctype = "float"; break;
+  case DType::Float64: ctype = "double"; break;
+  default: unsupported("a number passed as a tensor of a dtype the C shim cannot make");
+  }
+  std::string var = fmt::format("wirc_{}", counter++);
+  decls += fmt::format("    wirc::rt::aoti::Handle {0} = wirc::rt::aoti::scalar_tensor("
+                       "aoti_torch_scalar_to_tensor_{1}, static_cast<{2}>({3}), \"{0}\");\n",
+                       var, graph::dtypeName(dtype), ctype, value);
+  return var;
 }
 
 namespace {
@@ -543,6 +609,9 @@ std::vector<std::string> CppEmitter::aotiArgument(const SchemaType &type, const 
   }
   const std::string &base = type.base;
   if (base == "Tensor") {
+    if (v.kind == Value::Kind::Float || v.kind == Value::Kind::Int ||
+        v.kind == Value::Kind::Bool || v.kind == Value::Kind::Expr)
+      return {aotiScalarTensor(v, decls, counter) + ".get()"};
     if (v.kind != Value::Kind::Buffer && v.kind != Value::Kind::View)
       mismatch();
     return {aotiHandleVar(v, decls, counter) + ".get()"};
@@ -682,6 +751,16 @@ void CppEmitter::aotiExternCall(std::string &text, const std::string &op,
                             op, schema.unambiguousName()));
   }
 
+  scalarPeer.reset();
+  for (const Value &v : args)
+    if (v.kind == Value::Kind::Buffer || v.kind == Value::Kind::View) {
+      const BufferInfo &info = module.buffer(v.buffer);
+      if (!info.isTuple && info.kind != BufferKind::SymbolInput &&
+          info.kind != BufferKind::ScalarInput) {
+        scalarPeer = info.layout.dtype; // a view keeps its base's dtype
+        break;
+      }
+    }
   std::string decls, callArgs;
   unsigned counter = 0;
   auto pass = [&](size_t i) {
@@ -724,7 +803,7 @@ void CppEmitter::aotiExternCall(std::string &text, const std::string &op,
   std::string fn = fmt::format("aoti_torch_{}_{}", device, schema.unambiguousName());
 
   if (result != kNoBuffer && module.buffer(result).isTuple) {
-    itemTuples.insert(result);
+    itemTuples[result] = returns.size();
     text += fmt::format("  wirc::rt::aoti::Handle {}_items[{}];\n", name(result),
                         std::max<size_t>(returns.size(), 1));
   } else if (result != kNoBuffer) {
@@ -1024,15 +1103,19 @@ void CppEmitter::body(std::string &text, const Line &l) {
             unsigned index = 0;
             bool simple = (hooks() || aoti() || itemTuples.count(m.source)) && source.isTuple &&
                           m.indices.size() == 1 && m.indices[0].first != "dict";
+            // No indices: the result is the value itself, which Inductor
+            // wraps when a fallback returns one tensor (an FFT's).
+            auto items = itemTuples.find(m.source);
+            const bool whole = m.indices.empty() && items != itemTuples.end() && items->second == 1;
             if (simple) {
               const std::string &key = m.indices[0].second;
               auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), index);
               simple = error == std::errc() && end == key.data() + key.size();
             }
-            if (!simple)
+            if (!simple && !whole)
               unsupported(fmt::format("multi-output unpacking of '{}' (only one level of tuple or "
-                                      "list indexing of an extern kernel's or a cond's result)",
-                                      source.name));
+                                      "list indexing of an extern kernel's or a cond's result{})",
+                                      source.name, aoti() ? ", or the one tensor it returns" : ""));
             const std::string &result = name(m.result);
             if (itemTuples.count(m.source)) {
               if (aoti()) {
@@ -1286,7 +1369,7 @@ void CppEmitter::subgraphCall(std::string &text, const Value *predicate, unsigne
   std::string target;
   if (tupleResult != kNoBuffer) {
     target = name(tupleResult);
-    itemTuples.insert(tupleResult);
+    itemTuples[tupleResult] = numResults;
   } else {
     target = fmt::format("wirc_cond{}", condCounter++);
   }
@@ -1354,7 +1437,7 @@ void CppEmitter::whileLoop(std::string &text, const WhileLoopLine &w) {
   if (!aoti())
     unsupported("torch.while_loop (use --cpp-abi=aoti, or --emit=python, fx or fx-module)");
   const std::string &state = name(w.tupleResult);
-  itemTuples.insert(w.tupleResult);
+  itemTuples[w.tupleResult] = w.carried.size();
   const size_t n = w.carried.size();
   std::string decls, initial, additional, symbols;
   unsigned counter = 0;

@@ -134,6 +134,17 @@ inline Handle from_pool(const Handle &pool, int64_t offset_bytes, int32_t dtype,
   return Handle(h);
 }
 
+/// A 0-dim CPU tensor holding \p value, made by the shim's
+/// aoti_torch_scalar_to_tensor_<dtype> \p make: a number passed where an op
+/// takes a tensor.
+template <typename T>
+inline Handle scalar_tensor(AOTITorchError (*make)(T, AtenTensorHandle *), T value,
+                            const char *what) {
+  AtenTensorHandle h = nullptr;
+  check(make(value, &h), "aoti_torch_scalar_to_tensor", what);
+  return Handle(h);
+}
+
 /// A copy of \p tensor with the same sizes and strides, in new storage.
 inline Handle clone(const Handle &tensor, const char *what) {
   AtenTensorHandle h = nullptr;

@@ -43,6 +43,17 @@ int32_t aoti_torch_memory_format_channels_last_3d();
 int32_t aoti_torch_memory_format_preserve_format();
 
 AOTITorchError aoti_torch_item_bool(AtenTensorHandle tensor, bool *ret_value);
+AOTITorchError aoti_torch_scalar_to_tensor_float32(float value, AtenTensorHandle *ret);
+AOTITorchError aoti_torch_scalar_to_tensor_float64(double value, AtenTensorHandle *ret);
+AOTITorchError aoti_torch_scalar_to_tensor_uint8(uint8_t value, AtenTensorHandle *ret);
+AOTITorchError aoti_torch_scalar_to_tensor_uint16(uint16_t value, AtenTensorHandle *ret);
+AOTITorchError aoti_torch_scalar_to_tensor_uint32(uint32_t value, AtenTensorHandle *ret);
+AOTITorchError aoti_torch_scalar_to_tensor_uint64(uint64_t value, AtenTensorHandle *ret);
+AOTITorchError aoti_torch_scalar_to_tensor_int8(int8_t value, AtenTensorHandle *ret);
+AOTITorchError aoti_torch_scalar_to_tensor_int16(int16_t value, AtenTensorHandle *ret);
+AOTITorchError aoti_torch_scalar_to_tensor_int32(int32_t value, AtenTensorHandle *ret);
+AOTITorchError aoti_torch_scalar_to_tensor_int64(int64_t value, AtenTensorHandle *ret);
+AOTITorchError aoti_torch_scalar_to_tensor_bool(bool value, AtenTensorHandle *ret);
 AOTITorchError aoti_torch_clone_preserve_strides(AtenTensorHandle self, AtenTensorHandle *ret);
 AOTITorchError aoti_torch_delete_tensor_object(AtenTensorHandle tensor);
 AOTITorchError aoti_torch_get_data_ptr(AtenTensorHandle tensor, void **ret_data_ptr);
