@@ -34,6 +34,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace wirc::emit {
@@ -249,6 +250,17 @@ private:
                       const std::vector<Value> &args,
                       const std::vector<std::pair<std::string, Value>> &kwargs,
                       const Value *outValue, BufferId result);
+  /// A subgraph operand that is a size (an integer, an expression or a
+  /// symbol input), as the callee's `symbols` entry; none for a tensor.
+  std::optional<std::string> sizeOperand(const Value &v) const {
+    if (v.kind == Value::Kind::Int)
+      return intLiteral(v.intValue);
+    if (v.kind == Value::Kind::Expr)
+      return expr(v.expr);
+    if (v.kind == Value::Kind::Buffer && module.buffer(v.buffer).kind == BufferKind::SymbolInput)
+      return name(v.buffer);
+    return std::nullopt;
+  }
   void condCall(std::string &text, const CondLine &c);
   void whileLoop(std::string &text, const WhileLoopLine &w);
   /// A call of subgraph \p then, or of \p then or \p otherwise on
@@ -1337,13 +1349,8 @@ void CppEmitter::subgraphCall(std::string &text, const Value *predicate, unsigne
   unsigned counter = 0;
   std::string decls;
   for (const Value &v : operands) {
-    if (v.kind == Value::Kind::Expr || v.kind == Value::Kind::Int ||
-        (v.kind == Value::Kind::Buffer &&
-         module.buffer(v.buffer).kind == BufferKind::SymbolInput)) {
-      symbols += (symbols.empty() ? "" : ", ") +
-                 (v.kind == Value::Kind::Int   ? intLiteral(v.intValue)
-                  : v.kind == Value::Kind::Expr ? expr(v.expr)
-                                                : name(v.buffer));
+    if (std::optional<std::string> size = sizeOperand(v)) {
+      symbols += (symbols.empty() ? "" : ", ") + *size;
       continue;
     }
     if (aoti()) {
@@ -1452,13 +1459,8 @@ void CppEmitter::whileLoop(std::string &text, const WhileLoopLine &w) {
                                : fmt::format("wirc::rt::aoti::Handle({}.share())", var));
   }
   for (const Value &v : w.additional) {
-    if (v.kind == Value::Kind::Expr || v.kind == Value::Kind::Int ||
-        (v.kind == Value::Kind::Buffer &&
-         module.buffer(v.buffer).kind == BufferKind::SymbolInput)) {
-      symbols += (symbols.empty() ? "" : ", ") +
-                 (v.kind == Value::Kind::Int   ? intLiteral(v.intValue)
-                  : v.kind == Value::Kind::Expr ? expr(v.expr)
-                                                : name(v.buffer));
+    if (std::optional<std::string> size = sizeOperand(v)) {
+      symbols += (symbols.empty() ? "" : ", ") + *size;
       continue;
     }
     if (v.kind != Value::Kind::Buffer && v.kind != Value::Kind::View)
