@@ -261,7 +261,21 @@ private:
       return name(v.buffer);
     return std::nullopt;
   }
+  /// A standalone subgraph operand that is a tensor: its name, or a view
+  /// of its base made in \p decls.
+  std::string tensorOperand(const Value &v, std::string &decls, unsigned &counter) const {
+    if (v.kind == Value::Kind::Buffer)
+      return name(v.buffer);
+    const BufferInfo &base = module.buffer(v.buffer);
+    std::string var = fmt::format("wirc_{}", counter++);
+    decls += fmt::format("    const int64_t {0}_size[] = {1}, {0}_stride[] = {2};\n", var,
+                         array(v.size()), array(v.stride()));
+    return fmt::format("wirc::rt::make_tensor({}.data, wirc::rt::mul({}, {}), {}, {}_size, "
+                       "{}_stride)",
+                       base.name, expr(v.expr), itemsize(base), v.size().size(), var, var);
+  }
   void condCall(std::string &text, const CondLine &c);
+  void standaloneWhileLoop(std::string &text, const WhileLoopLine &w);
   void whileLoop(std::string &text, const WhileLoopLine &w);
   /// A call of subgraph \p then, or of \p then or \p otherwise on
   /// \p predicate (torch.cond); the outputs land in \p results or in
@@ -1357,17 +1371,8 @@ void CppEmitter::subgraphCall(std::string &text, const Value *predicate, unsigne
       // The branch takes over its inputs: pass new references.
       tensors += (tensors.empty() ? "" : ", ") + aotiHandleVar(v, decls, counter) +
                  (v.kind == Value::Kind::View ? ".release()" : ".share()");
-    } else if (v.kind == Value::Kind::Buffer) {
-      tensors += (tensors.empty() ? "" : ", ") + name(v.buffer);
-    } else if (v.kind == Value::Kind::View) {
-      const BufferInfo &base = module.buffer(v.buffer);
-      std::string var = fmt::format("wirc_{}", counter++);
-      decls += fmt::format("    const int64_t {0}_size[] = {1}, {0}_stride[] = {2};\n", var,
-                           array(v.size()), array(v.stride()));
-      tensors += fmt::format("{}wirc::rt::make_tensor({}.data, wirc::rt::mul({}, {}), {}, "
-                             "{}_size, {}_stride)",
-                             tensors.empty() ? "" : ", ", base.name, expr(v.expr), itemsize(base),
-                             v.size().size(), var, var);
+    } else if (v.kind == Value::Kind::Buffer || v.kind == Value::Kind::View) {
+      tensors += (tensors.empty() ? "" : ", ") + tensorOperand(v, decls, counter);
     } else {
       unsupported(fmt::format("a {} operand that is not a tensor or a size", op));
     }
@@ -1442,7 +1447,7 @@ void CppEmitter::subgraphCall(std::string &text, const Value *predicate, unsigne
 /// which a body handing back its inputs unchanged would break: not supported.
 void CppEmitter::whileLoop(std::string &text, const WhileLoopLine &w) {
   if (!aoti())
-    unsupported("torch.while_loop (use --cpp-abi=aoti, or --emit=python, fx or fx-module)");
+    return standaloneWhileLoop(text, w);
   const std::string &state = name(w.tupleResult);
   itemTuples[w.tupleResult] = w.carried.size();
   const size_t n = w.carried.size();
@@ -1495,6 +1500,118 @@ void CppEmitter::whileLoop(std::string &text, const WhileLoopLine &w) {
                       body);
   text += fmt::format("      for (int i = 0; i < {}; ++i)\n", n);
   text += fmt::format("        {}_items[i] = wirc::rt::aoti::Handle(wirc_results[i]);\n", state);
+  text += "    }\n  }\n";
+}
+
+/// torch.while_loop (standalone): the carried values live in the result's
+/// items, their memory in its item storage (empty while an item is still a
+/// caller's tensor). The body's outputs replace them each round. Storage has
+/// one owner, so what the body hands back unchanged must be known here: an
+/// output that is (a view of) carried value j takes over item j's storage;
+/// two outputs of one carried value, or an output of an additional operand
+/// the caller frees, are not supported. When the body never runs the items
+/// become copies, so the result never aliases an operand.
+void CppEmitter::standaloneWhileLoop(std::string &text, const WhileLoopLine &w) {
+  const Function &body = module.functions.at(w.bodyFunction);
+  const size_t n = w.carried.size();
+  const OutputLine *result = nullptr;
+  for (const Line &l : body.lines)
+    if (const auto *o = std::get_if<OutputLine>(&l))
+      result = o;
+  if (!result || result->outputs.size() != n)
+    unsupported("a torch.while_loop body whose outputs are not its carried values");
+  // passes[i]: the carried value output i hands back, or -1 for new memory.
+  std::vector<int> passes(n, -1);
+  std::vector<bool> taken(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    const Value &out = result->outputs[i];
+    if (out.kind != Value::Kind::Buffer && out.kind != Value::Kind::View)
+      continue; // the body's own output line reports it
+    auto input = std::find(body.inputs.begin(), body.inputs.end(), out.buffer);
+    if (input == body.inputs.end())
+      continue;
+    const size_t j = static_cast<size_t>(input - body.inputs.begin());
+    if (j < n) {
+      if (taken[j])
+        unsupported(fmt::format("torch.while_loop body '{}' handing back its input '{}' twice "
+                                "(use --cpp-abi=aoti)",
+                                body.name, module.buffer(out.buffer).name));
+      taken[j] = true;
+      passes[i] = static_cast<int>(j);
+      continue;
+    }
+    const Value &operand = w.additional.at(j - n);
+    if ((operand.kind == Value::Kind::Buffer || operand.kind == Value::Kind::View) &&
+        owns(operand.buffer))
+      unsupported(fmt::format("torch.while_loop body '{}' returning its input '{}', an "
+                              "intermediate of the caller (use --cpp-abi=aoti)",
+                              body.name, module.buffer(out.buffer).name));
+  }
+  const std::string &state = name(w.tupleResult);
+  itemTuples[w.tupleResult] = n;
+  std::string decls, initial, operands, symbols;
+  unsigned counter = 0;
+  std::vector<bool> copied(n, false); // a copy of its own from the start
+  for (size_t i = 0; i < n; ++i) {
+    const Value &v = w.carried[i];
+    if (v.kind != Value::Kind::Buffer && v.kind != Value::Kind::View)
+      unsupported("a torch.while_loop carried value that is not a tensor");
+    initial += fmt::format("    {}_items[{}] = {};\n", state, i, tensorOperand(v, decls, counter));
+    // A value the body hands back unchanged stays the initial one: if that
+    // is the caller's intermediate, which it frees after the loop, the loop
+    // keeps a copy of its own.
+    copied[i] = taken[i] && owns(v.buffer);
+    if (copied[i])
+      initial += fmt::format("    {0}_item_storage[{1}] = wirc::rt::copy_tensor({0}_items[{1}], "
+                             "{2}, stream, \"while_loop\");\n",
+                             state, i, itemsize(module.buffer(v.buffer)));
+    operands += fmt::format("{}{}_items[{}]", i ? ", " : "", state, i);
+  }
+  for (const Value &v : w.additional) {
+    if (std::optional<std::string> size = sizeOperand(v)) {
+      symbols += (symbols.empty() ? "" : ", ") + *size;
+      continue;
+    }
+    if (v.kind != Value::Kind::Buffer && v.kind != Value::Kind::View)
+      unsupported("a torch.while_loop operand that is not a tensor or a size");
+    operands += ", " + tensorOperand(v, decls, counter);
+  }
+  std::string hooksArg = hooks() ? "wirc_hooks, " : "";
+  std::string copies, storage;
+  for (size_t i = 0; i < n; ++i) {
+    if (!copied[i])
+      copies += fmt::format("          {0}_item_storage[{1}] = wirc::rt::copy_tensor("
+                            "{0}_items[{1}], {2}, stream, \"while_loop\");\n",
+                            state, i, itemsize(module.buffer(w.carried[i].buffer)));
+    storage += fmt::format("{}std::move({})", i ? ", " : "",
+                           passes[i] < 0 ? fmt::format("wirc_next_storage[{}]", i)
+                                         : fmt::format("{}_item_storage[{}]", state, passes[i]));
+  }
+  text += fmt::format("  wirc::rt::Tensor {0}_items[{1}];\n  wirc::rt::Buffer "
+                      "{0}_item_storage[{1}];\n  {{\n",
+                      state, n);
+  text += decls;
+  text += initial;
+  text += fmt::format("    const int64_t wirc_symbols[] = {{{}}};\n", symbols.empty() ? "0" : symbols);
+  text += "    for (bool wirc_ran = false;; wirc_ran = true) {\n";
+  text += fmt::format("      wirc::rt::Tensor wirc_inputs[] = {{{}}};\n", operands);
+  text += "      wirc::rt::Tensor wirc_pred[1];\n      wirc::rt::Buffer wirc_pred_storage[1];\n";
+  text += fmt::format("      subgraph_{}(kernels, {}wirc_inputs, wirc_symbols, wirc_pred, "
+                      "wirc_pred_storage, stream);\n",
+                      module.functions.at(w.condFunction).name, hooksArg);
+  text += "      if (!wirc::rt::read_bool(wirc_pred[0], stream, \"while_loop\")) {\n";
+  text += "        if (!wirc_ran) {\n" + copies + "        }\n        break;\n      }\n";
+  text += fmt::format("      wirc::rt::Tensor wirc_next[{}];\n      wirc::rt::Buffer "
+                      "wirc_next_storage[{}];\n",
+                      n, n);
+  text += fmt::format("      subgraph_{}(kernels, {}wirc_inputs, wirc_symbols, wirc_next, "
+                      "wirc_next_storage, stream);\n",
+                      body.name, hooksArg);
+  text += fmt::format("      wirc::rt::Buffer wirc_storage[] = {{{}}};\n", storage);
+  text += fmt::format("      for (int i = 0; i < {}; ++i) {{\n", n);
+  text += fmt::format("        {0}_items[i] = wirc_next[i];\n        {0}_item_storage[i] = "
+                      "std::move(wirc_storage[i]);\n      }}\n",
+                      state);
   text += "    }\n  }\n";
 }
 

@@ -124,6 +124,19 @@ inline int64_t storage_bytes(int rank, const int64_t *sizes, const int64_t *stri
   return mul(add(extent, 1), itemsize);
 }
 
+/// A copy of \p t in new memory with its sizes and strides (the span they
+/// cover, \p itemsize bytes an element), on \p stream; \p t points at the
+/// copy afterwards and the returned Buffer owns it.
+inline Buffer copy_tensor(Tensor &t, int64_t itemsize, CUstream stream, const char *what) {
+  const int64_t bytes = storage_bytes(t.rank, t.sizes, t.strides, itemsize);
+  Buffer copy(bytes);
+  if (bytes > 0)
+    check(cuMemcpyDtoDAsync(copy.get(), t.data, static_cast<size_t>(bytes), stream),
+          "cuMemcpyDtoDAsync", what);
+  t.data = copy.get();
+  return copy;
+}
+
 /// Checks a tensor's rank, sizes and strides against what the graph expects.
 inline void assert_size_stride(const Tensor &t, int rank, const int64_t *sizes,
                                const int64_t *strides, const char *what) {

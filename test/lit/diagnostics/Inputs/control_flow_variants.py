@@ -1,7 +1,7 @@
 """control_flow_variants.py GOOD.json OUT_DIR WIRC: malformed variants of a
 graph with a torch.while_loop (fx/Inputs/while_loop.json), each compiled by
 WIRC: the loop's fields, its subgraphs' inputs and outputs, calls between
-subgraphs that loop back, and the C++ wrapper, which cannot run a loop."""
+subgraphs that loop back, and what the standalone C++ wrapper cannot run."""
 import copy
 import sys
 
@@ -82,5 +82,26 @@ def with_ptx(d):
             config["artifacts"] = {"ptx": ".version 8.0\n.target sm_90\n"}
 
 
-variant("cpp", with_ptx, args=("--emit=cpp",))
+def body_outputs(outputs, intermediate=False):
+    # The standalone C++ wrapper runs loops whose body hands back each
+    # carried value at most once, and no intermediate of the caller.
+    def edit(d):
+        with_ptx(d)
+        subgraph(d, BODY)["outputs"] = [{"buffer": b} for b in outputs]
+        if intermediate:
+            # The additional operand becomes an intermediate of the caller:
+            # made by a kernel before the loop, freed after it.
+            d["buffers"].append({"name": "buf9", "dtype": "float32", "device": "cuda:0",
+                                 "size": [4], "stride": [1]})
+            d["nodes"].insert(0, {"op": "kernel_call", "kernel": "triton_poi_fused_mul_2",
+                                  "args": [{"role": "input", "buffer": "arg2_1"},
+                                           {"role": "output", "buffer": "buf9"}],
+                                  "numels": {"xnumel": 4}})
+            loop(d)["additional"] = [{"buffer": "buf9"}]
+    return edit
+
+
+variant("cpp-hands-back-twice", body_outputs(["arg0_1", "arg0_1"]), args=("--emit=cpp",))
+variant("cpp-hands-back-intermediate", body_outputs(["buf0", "arg2_1"], intermediate=True),
+        args=("--emit=cpp",))
 variants.run(sys.argv[3])
