@@ -1547,6 +1547,19 @@ void CppEmitter::standaloneWhileLoop(std::string &text, const WhileLoopLine &w) 
                               "intermediate of the caller (use --cpp-abi=aoti)",
                               body.name, module.buffer(out.buffer).name));
   }
+  // The predicate is read as one byte of device memory.
+  const Function &cond = module.functions.at(w.condFunction);
+  for (const Line &l : cond.lines)
+    if (const auto *o = std::get_if<OutputLine>(&l)) {
+      const Value *p = o->outputs.empty() ? nullptr : &o->outputs[0];
+      const BufferInfo *pred = p && (p->kind == Value::Kind::Buffer) ? &module.buffer(p->buffer)
+                                                                      : nullptr;
+      if (!pred || pred->isTuple || pred->layout.dtype != graph::DType::Bool ||
+          pred->layout.device.kind != graph::Device::Kind::CUDA)
+        unsupported(fmt::format("torch.while_loop cond '{}' whose predicate is not a CUDA bool "
+                                "tensor (use --cpp-abi=aoti)",
+                                cond.name));
+    }
   const std::string &state = name(w.tupleResult);
   itemTuples[w.tupleResult] = n;
   std::string decls, initial, operands, symbols;
@@ -1598,7 +1611,7 @@ void CppEmitter::standaloneWhileLoop(std::string &text, const WhileLoopLine &w) 
   text += "      wirc::rt::Tensor wirc_pred[1];\n      wirc::rt::Buffer wirc_pred_storage[1];\n";
   text += fmt::format("      subgraph_{}(kernels, {}wirc_inputs, wirc_symbols, wirc_pred, "
                       "wirc_pred_storage, stream);\n",
-                      module.functions.at(w.condFunction).name, hooksArg);
+                      cond.name, hooksArg);
   text += "      if (!wirc::rt::read_bool(wirc_pred[0], stream, \"while_loop\")) {\n";
   text += "        if (!wirc_ran) {\n" + copies + "        }\n        break;\n      }\n";
   text += fmt::format("      wirc::rt::Tensor wirc_next[{}];\n      wirc::rt::Buffer "

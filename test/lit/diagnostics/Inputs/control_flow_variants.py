@@ -104,4 +104,15 @@ def body_outputs(outputs, intermediate=False):
 variant("cpp-hands-back-twice", body_outputs(["arg0_1", "arg0_1"]), args=("--emit=cpp",))
 variant("cpp-hands-back-intermediate", body_outputs(["buf0", "arg2_1"], intermediate=True),
         args=("--emit=cpp",))
+
+
+def cpu_predicate(d):
+    # The standalone wrapper reads the predicate as a byte of device memory.
+    with_ptx(d)
+    for b in subgraph(d, COND)["buffers"]:
+        if b["name"] == "buf0":
+            b["device"] = "cpu"
+
+
+variant("cpp-cpu-predicate", cpu_predicate, args=("--emit=cpp",))
 variants.run(sys.argv[3])
