@@ -1443,8 +1443,7 @@ void CppEmitter::subgraphCall(std::string &text, const Value *predicate, unsigne
 /// new references to them and to the additional operands; the body's outputs
 /// replace the items. When the body never runs, the items become copies of
 /// the initial values, so the result never aliases an operand (as in the
-/// Python wrapper). The standalone wrapper's storage has a single owner,
-/// which a body handing back its inputs unchanged would break: not supported.
+/// Python wrapper). The standalone wrapper's loop is standaloneWhileLoop.
 void CppEmitter::whileLoop(std::string &text, const WhileLoopLine &w) {
   if (!aoti())
     return standaloneWhileLoop(text, w);
