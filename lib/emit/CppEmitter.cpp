@@ -1311,27 +1311,11 @@ void CppEmitter::subgraphCall(std::string &text, const Value *predicate, unsigne
   for (const Line &l : then.lines)
     if (const auto *o = std::get_if<OutputLine>(&l))
       numResults = o->outputs.size();
-  // A subgraph may return one of its inputs. The standalone wrapper's
-  // storage has one owner, which frees it at the caller's last use of its
-  // own name: an intermediate handed back under a new name would outlive its
-  // memory. (AOTI handles are reference counted.)
-  if (!aoti())
-    for (const Function *f : {&then, &otherwise})
-      for (const Line &l : f->lines)
-        if (const auto *o = std::get_if<OutputLine>(&l))
-          for (const Value &v : o->outputs) {
-            if (v.kind != Value::Kind::Buffer && v.kind != Value::Kind::View)
-              continue;
-            auto input = std::find(f->inputs.begin(), f->inputs.end(), v.buffer);
-            if (input == f->inputs.end())
-              continue;
-            const Value &operand = operands.at(static_cast<size_t>(input - f->inputs.begin()));
-            if ((operand.kind == Value::Kind::Buffer || operand.kind == Value::Kind::View) &&
-                owns(operand.buffer))
-              unsupported(fmt::format("subgraph '{}' ({}) returning its input '{}', an "
-                                      "intermediate of the caller (use --cpp-abi=aoti)",
-                                      f->name, op, module.buffer(v.buffer).name));
-          }
+  // A subgraph may return one of its inputs (a nested compile region hands
+  // a saved activation back). The standalone wrapper's storage has one
+  // owner, which frees it at the caller's last use of its own name: an
+  // intermediate of the caller handed back under a new name gets a copy of
+  // its own right after the call. (AOTI handles are reference counted.)
   std::string pred = "true";
   switch (predicate ? predicate->kind : Value::Kind::Bool) {
   case Value::Kind::Bool:
@@ -1401,22 +1385,45 @@ void CppEmitter::subgraphCall(std::string &text, const Value *predicate, unsigne
   text += fmt::format("    const int64_t wirc_symbols[] = {{{}}};\n",
                       symbols.empty() ? "0" : symbols);
   std::string hooksArg = hooks() ? "wirc_hooks, " : "";
-  auto call = [&](const Function &f) {
+  auto call = [&](const Function &f, std::string_view indent) {
     if (aoti())
-      return fmt::format("      subgraph_{}(kernels, wirc_inputs, wirc_symbols, wirc_results, "
+      return fmt::format("{}subgraph_{}(kernels, wirc_inputs, wirc_symbols, wirc_results, "
                          "stream);\n",
-                         f.name);
-    return fmt::format("      subgraph_{}(kernels, {}wirc_inputs, wirc_symbols, {}_items, "
-                       "{}_item_storage, stream);\n",
-                       f.name, hooksArg, target, target);
+                         indent, f.name);
+    std::string lines = fmt::format("{}subgraph_{}(kernels, {}wirc_inputs, wirc_symbols, "
+                                   "{}_items, {}_item_storage, stream);\n",
+                                   indent, f.name, hooksArg, target, target);
+    // A subgraph may return one of its inputs (a nested compile region
+    // hands a saved activation back). The standalone wrapper's storage has
+    // one owner, which frees it at the caller's last use of its own name: an
+    // intermediate of the caller handed back under a new name gets a copy of
+    // its own. (AOTI handles are reference counted.)
+    for (const Line &l : f.lines)
+      if (const auto *o = std::get_if<OutputLine>(&l))
+        for (size_t i = 0; i < o->outputs.size(); ++i) {
+          const Value &v = o->outputs[i];
+          if (v.kind != Value::Kind::Buffer && v.kind != Value::Kind::View)
+            continue;
+          auto input = std::find(f.inputs.begin(), f.inputs.end(), v.buffer);
+          if (input == f.inputs.end())
+            continue;
+          const Value &operand = operands.at(static_cast<size_t>(input - f.inputs.begin()));
+          if ((operand.kind == Value::Kind::Buffer || operand.kind == Value::Kind::View) &&
+              owns(operand.buffer))
+            lines += fmt::format("{0}{1}_item_storage[{2}] = wirc::rt::copy_tensor({1}_items[{2}], "
+                                "{3}, stream, \"{4}\");\n",
+                                indent, target, i, itemsize(module.buffer(v.buffer)),
+                                module.buffer(v.buffer).name);
+        }
+    return lines;
   };
   if (aoti())
     text += fmt::format("    AtenTensorHandle wirc_results[{}] = {{}};\n", slots);
   if (predicate)
-    text += fmt::format("    if (wirc_pred) {{\n{}    }} else {{\n{}    }}\n", call(then),
-                        call(otherwise));
+    text += fmt::format("    if (wirc_pred) {{\n{}    }} else {{\n{}    }}\n", call(then, "      "),
+                        call(otherwise, "      "));
   else
-    text += call(then).substr(2); // one level less indented
+    text += call(then, "    ");
   // The handles the branch returned are owned from here on.
   if (aoti())
     text += fmt::format("    for (int i = 0; i < {}; ++i)\n      {}_items[i] = "

@@ -36,7 +36,7 @@ variant("invokes-itself", invokes_itself)
 
 def returns_input(d):
     # The subgraph hands its first input back; the second call passes it an
-    # intermediate, which the standalone C++ wrapper cannot share.
+    # intermediate of the caller.
     sub = d["subgraphs"][0]
     sub["outputs"].append({"buffer": "arg0_1"})
     for kernel in d["kernels"]:
