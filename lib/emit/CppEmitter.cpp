@@ -261,6 +261,14 @@ private:
       return name(v.buffer);
     return std::nullopt;
   }
+  /// A function's output line (its last; only a subgraph's exit follows
+  /// it), or null.
+  static const OutputLine *outputLine(const Function &f) {
+    for (auto l = f.lines.rbegin(); l != f.lines.rend(); ++l)
+      if (const auto *o = std::get_if<OutputLine>(&*l))
+        return o;
+    return nullptr;
+  }
   /// A standalone subgraph operand that is a tensor: its name, or a view
   /// of its base made in \p decls.
   std::string tensorOperand(const Value &v, std::string &decls, unsigned &counter) const {
@@ -1307,10 +1315,8 @@ void CppEmitter::subgraphCall(std::string &text, const Value *predicate, unsigne
                               std::string_view op) {
   const Function &then = module.functions.at(thenIndex);
   const Function &otherwise = module.functions.at(otherwiseIndex);
-  size_t numResults = 0;
-  for (const Line &l : then.lines)
-    if (const auto *o = std::get_if<OutputLine>(&l))
-      numResults = o->outputs.size();
+  const OutputLine *thenOutput = outputLine(then);
+  size_t numResults = thenOutput ? thenOutput->outputs.size() : 0;
   // A subgraph may return one of its inputs (a nested compile region hands
   // a saved activation back). The standalone wrapper's storage has one
   // owner, which frees it at the caller's last use of its own name: an
@@ -1391,30 +1397,29 @@ void CppEmitter::subgraphCall(std::string &text, const Value *predicate, unsigne
                          "stream);\n",
                          indent, f.name);
     std::string lines = fmt::format("{}subgraph_{}(kernels, {}wirc_inputs, wirc_symbols, "
-                                   "{}_items, {}_item_storage, stream);\n",
-                                   indent, f.name, hooksArg, target, target);
+                                    "{}_items, {}_item_storage, stream);\n",
+                                    indent, f.name, hooksArg, target, target);
     // A subgraph may return one of its inputs (a nested compile region
     // hands a saved activation back). The standalone wrapper's storage has
     // one owner, which frees it at the caller's last use of its own name: an
     // intermediate of the caller handed back under a new name gets a copy of
     // its own. (AOTI handles are reference counted.)
-    for (const Line &l : f.lines)
-      if (const auto *o = std::get_if<OutputLine>(&l))
-        for (size_t i = 0; i < o->outputs.size(); ++i) {
-          const Value &v = o->outputs[i];
-          if (v.kind != Value::Kind::Buffer && v.kind != Value::Kind::View)
-            continue;
-          auto input = std::find(f.inputs.begin(), f.inputs.end(), v.buffer);
-          if (input == f.inputs.end())
-            continue;
-          const Value &operand = operands.at(static_cast<size_t>(input - f.inputs.begin()));
-          if ((operand.kind == Value::Kind::Buffer || operand.kind == Value::Kind::View) &&
-              owns(operand.buffer))
-            lines += fmt::format("{0}{1}_item_storage[{2}] = wirc::rt::copy_tensor({1}_items[{2}], "
-                                "{3}, stream, \"{4}\");\n",
-                                indent, target, i, itemsize(module.buffer(v.buffer)),
-                                module.buffer(v.buffer).name);
-        }
+    if (const OutputLine *o = outputLine(f))
+      for (size_t i = 0; i < o->outputs.size(); ++i) {
+        const Value &v = o->outputs[i];
+        if (v.kind != Value::Kind::Buffer && v.kind != Value::Kind::View)
+          continue;
+        auto input = std::find(f.inputs.begin(), f.inputs.end(), v.buffer);
+        if (input == f.inputs.end())
+          continue;
+        const Value &operand = operands.at(static_cast<size_t>(input - f.inputs.begin()));
+        if ((operand.kind == Value::Kind::Buffer || operand.kind == Value::Kind::View) &&
+            owns(operand.buffer))
+          lines += fmt::format("{0}{1}_item_storage[{2}] = wirc::rt::copy_tensor({1}_items[{2}], "
+                               "{3}, stream, \"{4}\");\n",
+                               indent, target, i, itemsize(module.buffer(v.buffer)),
+                               module.buffer(v.buffer).name);
+      }
     return lines;
   };
   if (aoti())
@@ -1520,10 +1525,7 @@ void CppEmitter::whileLoop(std::string &text, const WhileLoopLine &w) {
 void CppEmitter::standaloneWhileLoop(std::string &text, const WhileLoopLine &w) {
   const Function &body = module.functions.at(w.bodyFunction);
   const size_t n = w.carried.size();
-  const OutputLine *result = nullptr;
-  for (const Line &l : body.lines)
-    if (const auto *o = std::get_if<OutputLine>(&l))
-      result = o;
+  const OutputLine *result = outputLine(body);
   if (!result || result->outputs.size() != n)
     unsupported("a torch.while_loop body whose outputs are not its carried values");
   // passes[i]: the carried value output i hands back, or -1 for new memory.
@@ -1555,17 +1557,16 @@ void CppEmitter::standaloneWhileLoop(std::string &text, const WhileLoopLine &w) 
   }
   // The predicate is read as one byte of device memory.
   const Function &cond = module.functions.at(w.condFunction);
-  for (const Line &l : cond.lines)
-    if (const auto *o = std::get_if<OutputLine>(&l)) {
-      const Value *p = o->outputs.empty() ? nullptr : &o->outputs[0];
-      const BufferInfo *pred = p && (p->kind == Value::Kind::Buffer) ? &module.buffer(p->buffer)
-                                                                      : nullptr;
-      if (!pred || pred->isTuple || pred->layout.dtype != graph::DType::Bool ||
-          pred->layout.device.kind != graph::Device::Kind::CUDA)
-        unsupported(fmt::format("torch.while_loop cond '{}' whose predicate is not a CUDA bool "
-                                "tensor (use --cpp-abi=aoti)",
-                                cond.name));
-    }
+  if (const OutputLine *o = outputLine(cond)) {
+    const Value *p = o->outputs.empty() ? nullptr : &o->outputs[0];
+    const BufferInfo *pred =
+        p && p->kind == Value::Kind::Buffer ? &module.buffer(p->buffer) : nullptr;
+    if (!pred || pred->isTuple || pred->layout.dtype != graph::DType::Bool ||
+        pred->layout.device.kind != graph::Device::Kind::CUDA)
+      unsupported(fmt::format("torch.while_loop cond '{}' whose predicate is not a CUDA bool "
+                              "tensor (use --cpp-abi=aoti)",
+                              cond.name));
+  }
   const std::string &state = name(w.tupleResult);
   itemTuples[w.tupleResult] = n;
   std::string decls, initial, operands, symbols;
