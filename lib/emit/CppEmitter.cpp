@@ -190,6 +190,27 @@ private:
     return module.buffer(b).kind == BufferKind::Intermediate && !(b < pooled.size() && pooled[b]);
   }
 
+  /// The C++ type `.item()` reads an element of \p dtype as, or "" where
+  /// the element is not an integer.
+  static std::string_view readType(graph::DType dtype) {
+    switch (dtype) {
+    case graph::DType::Bool:
+      return "bool";
+    case graph::DType::Int8:
+      return "int8_t";
+    case graph::DType::UInt8:
+      return "uint8_t";
+    case graph::DType::Int16:
+      return "int16_t";
+    case graph::DType::Int32:
+      return "int32_t";
+    case graph::DType::Int64:
+      return "int64_t";
+    default:
+      return "";
+    }
+  }
+
   [[noreturn]] void unsupported(const std::string &what) const {
     throw NotImplementedError(fmt::format("--emit=cpp ({}) cannot run {}",
                                           aoti() ? "--cpp-abi=aoti" : "standalone", what));
@@ -1211,7 +1232,42 @@ void CppEmitter::body(std::string &text, const Line &l) {
             case SymbolBindingLine::Source::Expr:
               line(fmt::format("const int64_t {} = {};", b.symbol, expr(b.expr)));
               break;
+            case SymbolBindingLine::Source::StorageOffset:
+              unsupported(fmt::format("symbol '{}' bound to a storage offset (the wrapper's "
+                                      "tensors carry their offset in the address)",
+                                      b.symbol));
+            case SymbolBindingLine::Source::Item:
+              break;
             }
+            if (b.source != SymbolBindingLine::Source::Item)
+              return;
+            // .item() of an integer or bool tensor: the stream is waited for,
+            // then the element copied back (a bool binds 0 or 1).
+            const BufferInfo &base = module.buffer(b.tensor);
+            if (base.isTuple || !b.index.empty())
+              unsupported(fmt::format("symbol '{}' bound to an item of a tuple buffer",
+                                      b.symbol));
+            std::string_view type = readType(base.layout.dtype);
+            if (type.empty())
+              unsupported(fmt::format("symbol '{}' bound to an element of {} tensor '{}' (integer "
+                                      "and bool tensors only)",
+                                      b.symbol, graph::dtypeName(base.layout.dtype), base.name));
+            std::string at = b.view ? fmt::format("{}.data + wirc::rt::mul({}, {})", base.name,
+                                                  expr(b.view->expr), itemsize(base))
+                                    : base.name + ".data";
+            line(fmt::format("const int64_t {} = wirc::rt::read_scalar<{}>({}, stream, \"{}\");",
+                             b.symbol, type, at, b.symbol));
+          },
+          [&](const AssertScalarLine &a) {
+            std::string condition =
+                fmt::format("{} {} {}", expr(a.lhs), graph::compareSpelling(a.cmp), expr(a.rhs));
+            std::string message =
+                a.message.empty()
+                    ? fmt::format("{} {} {}", sym::toString(a.lhs),
+                                  graph::compareSpelling(a.cmp), sym::toString(a.rhs))
+                    : a.message;
+            line(fmt::format("if (!({})) throw wirc::rt::Error({});", condition,
+                             cppStringLiteral(message)));
           },
           [&](const DeviceGuardEnterLine &) {},
           [&](const DeviceGuardExitLine &) {},

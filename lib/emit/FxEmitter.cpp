@@ -728,19 +728,97 @@ void FxGraphPrinter::line(const Line &l) {
           },
           [&](const SymbolBindingLine &b) {
             using Source = SymbolBindingLine::Source;
-            if (b.source != Source::Size && b.source != Source::Stride)
+            if (b.source == Source::Input || b.source == Source::Expr)
               return; // symbol inputs are placeholders; expressions print inline
+            // What an unbacked symbol reads: tuple items, taken with getitem.
+            unsigned source = b.view ? kNoNode : nodeAt(bufferNode, b.tensor);
+            for (uint32_t item : b.index)
+              source = callNode("getitem", "operator.getitem", [&](TextBuffer &s) {
+                s += '(';
+                appendRef(s, source);
+                s += ", "sv;
+                s.appendInt(item);
+                s += ')';
+                s += kNoKwargs;
+              });
+            auto appendSource = [&](TextBuffer &s) {
+              if (b.view)
+                appendValue(s, *b.view);
+              else
+                appendRef(s, source);
+            };
+            if (b.source == Source::Item) {
+              // A bool binds 0 or 1 (upstream's ConvertIntKey).
+              if (module.buffer(b.tensor).layout.dtype == graph::DType::Bool) {
+                unsigned asInt = callNode("where", "torch.ops.aten.where.Scalar",
+                                          [&](TextBuffer &s) {
+                                            s += '(';
+                                            appendSource(s);
+                                            s += ", 1, 0)"sv;
+                                            s += kNoKwargs;
+                                          });
+                callNode(b.symbol, "torch.ops.aten.item.default", [&](TextBuffer &s) {
+                  s += '(';
+                  appendRef(s, asInt);
+                  s += ",)"sv;
+                  s += kNoKwargs;
+                });
+                return;
+              }
+              callNode(b.symbol, "torch.ops.aten.item.default", [&](TextBuffer &s) {
+                s += '(';
+                appendSource(s);
+                s += ",)"sv;
+                s += kNoKwargs;
+              });
+              return;
+            }
+            if (b.source == Source::StorageOffset) {
+              callNode(b.symbol, "torch.ops.aten.sym_storage_offset.default",
+                       [&](TextBuffer &s) {
+                         s += '(';
+                         appendSource(s);
+                         s += ",)"sv;
+                         s += kNoKwargs;
+                       });
+              return;
+            }
             callNode(b.symbol,
                      b.source == Source::Size ? "torch.ops.aten.sym_size.int"
                                               : "torch.ops.aten.sym_stride.int",
                      [&](TextBuffer &s) {
                        s += '(';
-                       appendBuffer(s, b.tensor);
+                       appendSource(s);
                        s += ", "sv;
                        s.appendInt(b.dim);
                        s += ')';
                        s += kNoKwargs;
                      });
+          },
+          [&](const AssertScalarLine &a) {
+            static constexpr std::string_view kOps[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+            std::string_view op = kOps[static_cast<size_t>(a.cmp)];
+            std::string target = fmt::format("operator.{}", op);
+            unsigned holds = callNode(op, target, [&](TextBuffer &s) {
+              s += '(';
+              appendExpr(s, a.lhs);
+              s += ", "sv;
+              appendExpr(s, a.rhs);
+              s += ')';
+              s += kNoKwargs;
+            });
+            callNode("_assert_scalar", "torch.ops.aten._assert_scalar.default", [&](TextBuffer &s) {
+              s += '(';
+              appendRef(s, holds);
+              s += ", "sv;
+              s += pythonStringLiteral(a.message.empty()
+                                           ? fmt::format("{} {} {}", sym::toString(a.lhs),
+                                                         graph::compareSpelling(a.cmp),
+                                                         sym::toString(a.rhs))
+                                           : a.message);
+              s += ')';
+              s += kNoKwargs;
+            });
           },
           [&](const DeviceGuardEnterLine &) {},
           [&](const DeviceGuardExitLine &) {},

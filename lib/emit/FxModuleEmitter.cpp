@@ -543,19 +543,62 @@ void GraphBuilder::emitLine(const Line &l) {
             case Source::Input:
               n = var(b.tensor);
               break;
-            case Source::Size:
-            case Source::Stride:
-              n = fresh("sym");
-              linef("{} = g.call_function({}, ({}, {}))", n,
-                    b.source == Source::Size ? "torch.ops.aten.sym_size.int"
-                                             : "torch.ops.aten.sym_stride.int",
-                    var(b.tensor), b.dim);
-              break;
             case Source::Expr:
               n = expr(b.expr);
               break;
+            case Source::Size:
+            case Source::Stride:
+            case Source::StorageOffset:
+            case Source::Item: {
+              // An unbacked symbol may read a view or tuple items.
+              std::string from;
+              if (b.view) {
+                TextBuffer v;
+                appendValue(v, *b.view);
+                from = std::string(v.view());
+              } else {
+                from = var(b.tensor);
+              }
+              for (uint32_t item : b.index) {
+                std::string picked = fresh("item");
+                linef("{} = g.call_function(operator.getitem, ({}, {}))", picked, from, item);
+                from = picked;
+              }
+              n = fresh("sym");
+              if (b.source == Source::Size || b.source == Source::Stride) {
+                linef("{} = g.call_function({}, ({}, {}))", n,
+                      b.source == Source::Size ? "torch.ops.aten.sym_size.int"
+                                               : "torch.ops.aten.sym_stride.int",
+                      from, b.dim);
+              } else if (b.source == Source::StorageOffset) {
+                linef("{} = g.call_function(torch.ops.aten.sym_storage_offset.default, ({},))", n,
+                      from);
+              } else if (module.buffer(b.tensor).layout.dtype == graph::DType::Bool) {
+                // A bool binds 0 or 1.
+                std::string asInt = fresh("where");
+                linef("{} = g.call_function(torch.ops.aten.where.Scalar, ({}, 1, 0))", asInt,
+                      from);
+                linef("{} = g.call_function(torch.ops.aten.item.default, ({},))", n, asInt);
+              } else {
+                linef("{} = g.call_function(torch.ops.aten.item.default, ({},))", n, from);
+              }
+              break;
+            }
             }
             symbolNode[b.symbol] = n;
+          },
+          [&](const AssertScalarLine &a) {
+            static constexpr std::string_view kOps[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+            std::string lhs = expr(a.lhs), rhs = expr(a.rhs);
+            std::string holds = fresh("check");
+            linef("{} = g.call_function(operator.{}, ({}, {}))", holds,
+                  kOps[static_cast<size_t>(a.cmp)], lhs, rhs);
+            linef("g.call_function(torch.ops.aten._assert_scalar.default, ({}, {}))", holds,
+                  pythonStringLiteral(a.message.empty()
+                                          ? fmt::format("{} {} {}", sym::toString(a.lhs),
+                                                        graph::compareSpelling(a.cmp),
+                                                        sym::toString(a.rhs))
+                                          : a.message));
           },
           [&](const DeviceGuardEnterLine &) {},
           [&](const DeviceGuardExitLine &) {},

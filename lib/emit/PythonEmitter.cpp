@@ -474,20 +474,52 @@ void PythonEmitter::body(const Line &l) {
             out += ")\n"sv;
           },
           [&](const SymbolBindingLine &b) {
-            switch (b.source) {
-            case SymbolBindingLine::Source::Input:
+            using Source = SymbolBindingLine::Source;
+            if (b.source == Source::Input) {
               linef("{} = {}", b.symbol, name(b.tensor));
-              break;
-            case SymbolBindingLine::Source::Size:
-              linef("{} = {}.size({})", b.symbol, name(b.tensor), b.dim);
-              break;
-            case SymbolBindingLine::Source::Stride:
-              linef("{} = {}.stride({})", b.symbol, name(b.tensor), b.dim);
-              break;
-            case SymbolBindingLine::Source::Expr:
+              return;
+            }
+            if (b.source == Source::Expr) {
               linef("{} = {}", b.symbol, expr(b.expr));
+              return;
+            }
+            // An unbacked symbol reads the tensor (a view, tuple items).
+            std::string from;
+            if (b.view)
+              appendValue(from, *b.view);
+            else
+              from = name(b.tensor);
+            for (uint32_t item : b.index)
+              from += fmt::format("[{}]", item);
+            switch (b.source) {
+            case Source::Size:
+              linef("{} = {}.size({})", b.symbol, from, b.dim);
+              break;
+            case Source::Stride:
+              linef("{} = {}.stride({})", b.symbol, from, b.dim);
+              break;
+            case Source::StorageOffset:
+              linef("{} = {}.storage_offset()", b.symbol, from);
+              break;
+            case Source::Item:
+              // A bool binds 0 or 1, as sizes are integers.
+              if (module.buffer(b.tensor).layout.dtype == graph::DType::Bool)
+                linef("{} = 1 if {}.item() else 0", b.symbol, from);
+              else
+                linef("{} = {}.item()", b.symbol, from);
+              break;
+            default:
               break;
             }
+          },
+          [&](const AssertScalarLine &a) {
+            std::string condition = fmt::format("{} {} {}", expr(a.lhs),
+                                                graph::compareSpelling(a.cmp), expr(a.rhs));
+            linef("if not ({}):", condition);
+            ++indent;
+            linef("raise RuntimeError({})",
+                  pythonStringLiteral(a.message.empty() ? condition : a.message));
+            --indent;
           },
           [&](const DeviceGuardEnterLine &d) {
             linef("with torch.cuda._DeviceGuard({}):", d.device);

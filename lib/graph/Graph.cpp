@@ -119,6 +119,38 @@ std::string_view argRoleName(ArgRole role) {
   return "input";
 }
 
+std::string_view bindReadName(BindSymbolNode::Read read) {
+  switch (read) {
+  case BindSymbolNode::Read::Size:
+    return "size";
+  case BindSymbolNode::Read::Stride:
+    return "stride";
+  case BindSymbolNode::Read::StorageOffset:
+    return "storage_offset";
+  case BindSymbolNode::Read::Item:
+    return "item";
+  }
+  return "size";
+}
+
+std::string_view compareSpelling(Compare cmp) {
+  switch (cmp) {
+  case Compare::EQ:
+    return "==";
+  case Compare::NE:
+    return "!=";
+  case Compare::LT:
+    return "<";
+  case Compare::LE:
+    return "<=";
+  case Compare::GT:
+    return ">";
+  case Compare::GE:
+    return ">=";
+  }
+  return "==";
+}
+
 std::optional<int64_t> KernelConfig::kwarg(std::string_view name) const {
   for (const auto &[key, value] : kwargs)
     if (key == name)

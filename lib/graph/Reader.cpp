@@ -973,6 +973,8 @@ private:
   bool readView(const Json &value, const Ptr &pointer, View &out);
   /// Reads into \p node, a default Node (in place: a graph has many).
   bool readNode(const Json &value, const Ptr &pointer, Node &node);
+  bool readBindSymbol(const Json &value, const Ptr &pointer, Node &node);
+  bool readAssertScalar(const Json &value, const Ptr &pointer, Node &node);
   /// Reads nodes [begin, end) of \p nodes (spelled under \p np) into
   /// out[count], out[count + 1], ..., leaving out those with a problem (false
   /// if there was one); \p count ends one past the last node read. Reports the
@@ -1206,20 +1208,33 @@ void Reader::readSymbols(const Json &root) {
   for (size_t i = 0; i < symbols->size(); ++i) {
     Ptr pointer = child(table, i);
     const Json &s = (*symbols)[i];
-    if (!expectObject(s, pointer, {"name", "hint", "expr"}, "a symbol"))
+    if (!expectObject(s, pointer, {"name", "hint", "expr", "unbacked"}, "a symbol"))
       continue;
     Symbol symbol;
+    if (std::optional<Json> unbacked = field(s, pointer, "unbacked", false, "a symbol")) {
+      if (!expectType(*unbacked, pointer + "/unbacked", Json::value_t::boolean, "a boolean"))
+        continue;
+      symbol.unbacked = unbacked->get<bool>();
+    }
     std::optional<Json> name = field(s, pointer, "name", true, "a symbol");
-    std::optional<Json> hint = field(s, pointer, "hint", true, "a symbol");
-    if (!name || !hint)
+    // An unbacked symbol has no example value of its own.
+    std::optional<Json> hint = field(s, pointer, "hint", !symbol.unbacked, "a symbol");
+    if (!name || (!hint && !symbol.unbacked))
       continue;
     auto n = getName(*name, pointer + "/name", "symbol");
-    auto h = getInt(*hint, pointer + "/hint", std::numeric_limits<int64_t>::min(),
-                    std::numeric_limits<int64_t>::max(), "size hint");
+    auto h = hint ? getInt(*hint, pointer + "/hint", std::numeric_limits<int64_t>::min(),
+                           std::numeric_limits<int64_t>::max(), "size hint")
+                  : std::optional<int64_t>(kUnbackedHint);
     if (!n || !h)
       continue;
     symbol.name = *n;
     symbol.hint = *h;
+    if (symbol.unbacked && s.find("expr")) {
+      error(pointer + "/expr", fmt::format("unbacked symbol '{}' is bound by a bind_symbol "
+                                           "node and cannot also have an expression",
+                                           symbol.name));
+      continue;
+    }
     if (std::optional<Json> expr = field(s, pointer, "expr", false, "a symbol")) {
       auto e = getExpr(*expr, pointer + "/expr", "symbol expression", false);
       if (!e)
@@ -2554,12 +2569,126 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
     node.body.emplace<Boxed<InvokeSubgraphNode>>(std::move(invoke));
     return true;
   }
+  if (is("bind_symbol"))
+    return readBindSymbol(value, pointer, node);
+  if (is("assert_scalar"))
+    return readAssertScalar(value, pointer, node);
   error(pointer + "/op",
              fmt::format("unknown node op '{}'; expected kernel_call, extern_out, extern_alloc, "
                          "fallback, multi_output, assert_size_stride, device_guard_enter, "
-                         "device_guard_exit, comment, cond, while_loop or invoke_subgraph",
+                         "device_guard_exit, comment, cond, while_loop, invoke_subgraph, "
+                         "bind_symbol or assert_scalar",
                          printable(kind)));
   return false;
+}
+
+bool Reader::readBindSymbol(const Json &value, const Ptr &pointer, Node &node) {
+  const char *what = "a bind_symbol node";
+  std::optional<Json> fields[6];
+  if (!expectObject(value, pointer, {"op", "symbol", "tensor", "index", "read", "dim"}, what,
+                    fields))
+    return false;
+  std::optional<Json> symbol = required(fields[1], pointer, "symbol", what);
+  std::optional<Json> tensor = required(fields[2], pointer, "tensor", what);
+  std::optional<Json> read = required(fields[4], pointer, "read", what);
+  if (!symbol || !tensor || !read)
+    return false;
+  BindSymbolNode bind;
+  auto name = getName(*symbol, pointer + "/symbol", "symbol");
+  auto kind = getString(*read, pointer + "/read");
+  if (!name || !kind || !readValue(*tensor, pointer + "/tensor", 0, bind.tensor))
+    return false;
+  bind.symbol = *name;
+  if (bind.tensor.kind != Value::Kind::Buffer && bind.tensor.kind != Value::Kind::View) {
+    error(pointer + "/tensor", "expected a tensor: a 'buffer' or 'view' value");
+    return false;
+  }
+  using Read = BindSymbolNode::Read;
+  if (*kind == "size")
+    bind.read = Read::Size;
+  else if (*kind == "stride")
+    bind.read = Read::Stride;
+  else if (*kind == "storage_offset")
+    bind.read = Read::StorageOffset;
+  else if (*kind == "item")
+    bind.read = Read::Item;
+  else {
+    error(pointer + "/read", fmt::format("unknown read '{}'; expected size, stride, "
+                                         "storage_offset or item",
+                                         printable(*kind)));
+    return false;
+  }
+  const bool perDim = bind.read == Read::Size || bind.read == Read::Stride;
+  if (perDim != fields[5].has_value()) {
+    error(perDim ? pointer : pointer + "/dim",
+          perDim ? fmt::format("missing field 'dim' in {} reading a {}", what, *kind)
+                 : fmt::format("'dim' is only for a size or stride read, not {}", *kind));
+    return false;
+  }
+  if (perDim) {
+    auto d = getInt(*fields[5], pointer + "/dim", 0, static_cast<int64_t>(limits.maxRank) - 1, "dimension");
+    if (!d)
+      return false;
+    bind.dim = static_cast<unsigned>(*d);
+  }
+  if (const std::optional<Json> &index = fields[3]) {
+    const Ptr ip = pointer + "/index";
+    if (!expectType(*index, ip, Json::value_t::array, "an array of item indices"))
+      return false;
+    if (bind.tensor.kind != Value::Kind::Buffer) {
+      error(ip, "an index selects items of a tuple buffer; the tensor is a view");
+      return false;
+    }
+    for (size_t i = 0; i < index->size(); ++i) {
+      auto item = getInt((*index)[i], child(ip, i), 0, UINT32_MAX, "item index");
+      if (!item)
+        return false;
+      bind.index.push_back(static_cast<uint32_t>(*item));
+    }
+  }
+  node.body.emplace<Boxed<BindSymbolNode>>(std::move(bind));
+  return true;
+}
+
+bool Reader::readAssertScalar(const Json &value, const Ptr &pointer, Node &node) {
+  const char *what = "an assert_scalar node";
+  std::optional<Json> fields[5];
+  if (!expectObject(value, pointer, {"op", "lhs", "cmp", "rhs", "message"}, what, fields))
+    return false;
+  std::optional<Json> lhs = required(fields[1], pointer, "lhs", what);
+  std::optional<Json> cmp = required(fields[2], pointer, "cmp", what);
+  std::optional<Json> rhs = required(fields[3], pointer, "rhs", what);
+  if (!lhs || !cmp || !rhs)
+    return false;
+  AssertScalarNode check;
+  auto l = getExpr(*lhs, pointer + "/lhs", "expression", false);
+  auto r = getExpr(*rhs, pointer + "/rhs", "expression", false);
+  auto c = getString(*cmp, pointer + "/cmp");
+  if (!l || !r || !c)
+    return false;
+  check.lhs = std::move(*l);
+  check.rhs = std::move(*r);
+  bool known = false;
+  for (Compare k : {Compare::EQ, Compare::NE, Compare::LT, Compare::LE, Compare::GT,
+                    Compare::GE})
+    if (compareSpelling(k) == *c) {
+      check.cmp = k;
+      known = true;
+    }
+  if (!known) {
+    error(pointer + "/cmp", fmt::format("unknown comparison '{}'; expected ==, !=, <, <=, > "
+                                        "or >=",
+                                        printable(*c)));
+    return false;
+  }
+  if (const std::optional<Json> &message = fields[4]) {
+    auto m = getString(*message, pointer + "/message");
+    if (!m)
+      return false;
+    check.message = *m;
+  }
+  node.body.emplace<Boxed<AssertScalarNode>>(std::move(check));
+  return true;
 }
 
 bool Reader::readNodes(const Json &nodes, const Ptr &np, size_t begin, size_t end, Node *out,
@@ -3171,6 +3300,7 @@ void Reader::checkGraph(Graph &graph) {
   };
 
   int guardDepth = 0;
+  std::set<std::string, std::less<>> boundSymbols; // by bind_symbol nodes
   for (Node &node : graph.nodes) {
     const Ptr p(node.pointer);
     const Ptr argTable = p + "/args";
@@ -3423,6 +3553,32 @@ void Reader::checkGraph(Graph &graph) {
                 fmt::format("subgraph '{}' takes {} inputs but the invoke_subgraph passes {}",
                             invoke->graph, sub->inputs.size(), invoke->operands.size()));
       defineTupleResult(invoke->result, p + "/result", "invoke_subgraph");
+    } else if (auto *boxedBind = std::get_if<Boxed<BindSymbolNode>>(&node.body)) {
+      const BindSymbolNode &bind = **boxedBind;
+      const Value &tensor = bind.tensor;
+      useValue(tensor, p + "/tensor", useValue);
+      if (tensor.kind == Value::Kind::Buffer) {
+        if (bind.index.empty())
+          rejectTuple(tensor.text, tensor.tensor, p + "/tensor");
+        else if (!isTuple(tensor.text, tensor.tensor))
+          error(p + "/index", fmt::format("'{}' is not a tuple buffer; an index selects "
+                                          "items of one",
+                                          tensor.text));
+      }
+      const Symbol *symbol = nullptr;
+      for (const Symbol &s : doc->main.symbols)
+        if (s.name == bind.symbol)
+          symbol = &s;
+      if (!symbol)
+        error(p + "/symbol", fmt::format("unknown symbol '{}'; declare it in /symbols with "
+                                         "\"unbacked\": true",
+                                         bind.symbol));
+      else if (!symbol->unbacked)
+        error(p + "/symbol", fmt::format("symbol '{}' is not unbacked; only symbols declared "
+                                         "\"unbacked\": true are bound by bind_symbol",
+                                         bind.symbol));
+      else if (!boundSymbols.insert(bind.symbol).second)
+        error(p + "/symbol", fmt::format("symbol '{}' is bound twice", bind.symbol));
     }
   }
   if (guardDepth != 0)

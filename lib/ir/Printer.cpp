@@ -182,17 +182,32 @@ std::string Printer::line(const Line &l) const {
                                a.what.empty() ? "" : " " + pythonStringLiteral(a.what));
           },
           [&](const SymbolBindingLine &b) {
+            // What an unbacked binding reads: a view, or items of a tuple.
+            std::string from;
+            if (b.source != SymbolBindingLine::Source::Expr)
+              from = b.view ? value(*b.view) : name(b.tensor);
+            for (uint32_t item : b.index)
+              from += fmt::format("[{}]", item);
             switch (b.source) {
             case SymbolBindingLine::Source::Input:
               return fmt::format("bind {} = {}", b.symbol, name(b.tensor));
             case SymbolBindingLine::Source::Size:
-              return fmt::format("bind {} = size({}, {})", b.symbol, name(b.tensor), b.dim);
+              return fmt::format("bind {} = size({}, {})", b.symbol, from, b.dim);
             case SymbolBindingLine::Source::Stride:
-              return fmt::format("bind {} = stride({}, {})", b.symbol, name(b.tensor), b.dim);
+              return fmt::format("bind {} = stride({}, {})", b.symbol, from, b.dim);
             case SymbolBindingLine::Source::Expr:
               return fmt::format("bind {} = {}", b.symbol, sym::toString(b.expr));
+            case SymbolBindingLine::Source::StorageOffset:
+              return fmt::format("bind {} = storage_offset({})", b.symbol, from);
+            case SymbolBindingLine::Source::Item:
+              return fmt::format("bind {} = item({})", b.symbol, from);
             }
             return std::string();
+          },
+          [&](const AssertScalarLine &a) {
+            return fmt::format("assert_scalar {} {} {} {}", sym::toString(a.lhs),
+                               graph::compareSpelling(a.cmp), sym::toString(a.rhs),
+                               pythonStringLiteral(a.message));
           },
           [&](const DeviceGuardEnterLine &d) {
             return fmt::format("device_guard.enter {}", d.device);

@@ -83,6 +83,7 @@ std::string_view lineKindName(const Line &line) {
           [](const PoolAllocateLine &) { return "pool.alloc"; },
           [](const AllocateFromPoolLine &) { return "alloc_from_pool"; },
           [](const PoolFreeLine &) { return "pool.free"; },
+          [](const AssertScalarLine &) { return "assert_scalar"; },
       },
       line);
 }

@@ -106,6 +106,9 @@ public:
   bool build(graph::Graph *consumed = nullptr);
 
 private:
+  bool checkUnbackedUses(size_t first, std::string_view pointer);
+  std::unordered_set<std::string> unbacked;      ///< the module's unbacked symbols
+  std::unordered_set<std::string> boundUnbacked; ///< those bound so far
   Module &module;
   unsigned index;
   const graph::Graph &graph;
@@ -339,7 +342,7 @@ bool FunctionBuilder::bindSymbols() {
       bound.insert(input.name);
     }
   for (const graph::Symbol &symbol : module.symbols) {
-    if (bound.count(symbol.name) || symbol.expr)
+    if (bound.count(symbol.name) || symbol.expr || symbol.unbacked)
       continue;
     bool found = false;
     for (size_t i = 0; i < graph.inputs.size(); ++i) {
@@ -598,8 +601,127 @@ void FunctionBuilder::buildNode(graph::Node &node) {
             markDefined(line.tupleResult);
             emit(std::move(line));
           },
+          [&](Boxed<graph::BindSymbolNode> &boxed) {
+            graph::BindSymbolNode &b = *boxed;
+            using Read = graph::BindSymbolNode::Read;
+            using Source = SymbolBindingLine::Source;
+            SymbolBindingLine line;
+            line.symbol = std::move(b.symbol);
+            line.source = b.read == Read::Size     ? Source::Size
+                          : b.read == Read::Stride ? Source::Stride
+                          : b.read == Read::Item   ? Source::Item
+                                                   : Source::StorageOffset;
+            line.dim = b.dim;
+            Value tensor = convert(b.tensor);
+            line.tensor = tensor.buffer;
+            if (tensor.kind == Value::Kind::View)
+              line.view = std::move(tensor);
+            line.index = std::move(b.index);
+            emit(std::move(line));
+          },
+          [&](Boxed<graph::AssertScalarNode> &boxed) {
+            graph::AssertScalarNode &a = *boxed;
+            emit(AssertScalarLine{std::move(a.lhs), std::move(a.rhs), a.cmp,
+                                  std::move(a.message)});
+          },
       },
       node.body);
+}
+
+/// Unbacked symbols are bound mid-function: every line must come after the
+/// bindings of the unbacked symbols it uses, in its expressions or in the
+/// layout it allocates. Checked over the lines a node built (from \p first),
+/// so that a diagnostic names the node.
+bool FunctionBuilder::checkUnbackedUses(size_t first, std::string_view pointer) {
+  bool ok = true;
+  auto check = [&](const sym::Expr &e, std::string_view what) {
+    if (e.isConstant())
+      return;
+    for (const std::string &name : sym::symbols(e)) {
+      if (!unbacked.count(name) || boundUnbacked.count(name))
+        continue;
+      ctx.diag.error(std::string(pointer),
+                     fmt::format("{} uses unbacked symbol '{}' before a bind_symbol node binds "
+                                 "it{}",
+                                 what, name,
+                                 function.isSubgraph ? " in this graph" : ""));
+      boundUnbacked.insert(name); // once per symbol
+      ok = false;
+    }
+  };
+  auto checkValue = [&](const Value &v, std::string_view what) {
+    forEachExpr(v, [&](const sym::Expr &e) { check(e, what); });
+  };
+  auto checkValues = [&](const std::vector<Value> &values, std::string_view what) {
+    for (const Value &v : values)
+      checkValue(v, what);
+  };
+  auto checkLayout = [&](BufferId b) {
+    const graph::Layout &layout = module.buffers[b].layout;
+    std::string what = fmt::format("buffer '{}'", module.buffers[b].name);
+    for (const sym::Expr &e : layout.size)
+      check(e, what);
+    for (const sym::Expr &e : layout.stride)
+      check(e, what);
+    check(layout.offset, what);
+  };
+  for (size_t i = first; i < function.lines.size(); ++i) {
+    std::visit(Overloaded{
+                   [&](const AllocateLine &l) { checkLayout(l.buffer); },
+                   [&](const ReinterpretViewLine &l) { checkLayout(l.view); },
+                   [&](const KernelCallLine &l) {
+                     for (const CallArg &arg : l.args)
+                       checkValue(arg.value, "the kernel call");
+                     for (const auto &numel : l.numels)
+                       check(numel.second, "the kernel call");
+                     if (l.fixedGrid)
+                       for (const sym::Expr &e : *l.fixedGrid)
+                         check(e, "the kernel call's grid");
+                   },
+                   [&](const ExternKernelOutLine &l) {
+                     checkValues(l.args, "the call");
+                     for (const auto &kv : l.kwargs)
+                       checkValue(kv.second, "the call");
+                     checkValue(*l.out, "the call");
+                   },
+                   [&](const ExternKernelAllocLine &l) {
+                     checkValues(l.args, "the call");
+                     for (const auto &kv : l.kwargs)
+                       checkValue(kv.second, "the call");
+                   },
+                   [&](const AssertSizeStrideLine &l) {
+                     for (const sym::Expr &e : l.size)
+                       check(e, "the size assert");
+                     for (const sym::Expr &e : l.stride)
+                       check(e, "the size assert");
+                   },
+                   [&](const AssertScalarLine &l) {
+                     check(l.lhs, "the assert");
+                     check(l.rhs, "the assert");
+                   },
+                   [&](const SymbolBindingLine &l) {
+                     if (l.view)
+                       checkValue(*l.view, "the binding");
+                     if (unbacked.count(l.symbol))
+                       boundUnbacked.insert(l.symbol);
+                   },
+                   [&](const CondLine &l) {
+                     checkValue(*l.predicate, "the cond");
+                     checkValues(l.operands, "the cond");
+                   },
+                   [&](const WhileLoopLine &l) {
+                     checkValues(l.carried, "the while_loop");
+                     checkValues(l.additional, "the while_loop");
+                   },
+                   [&](const InvokeSubgraphLine &l) {
+                     checkValues(l.operands, "the invoke_subgraph");
+                   },
+                   [&](const OutputLine &l) { checkValues(l.outputs, "an output"); },
+                   [](const auto &) {},
+               },
+               function.lines[i]);
+  }
+  return ok;
 }
 
 bool FunctionBuilder::build(graph::Graph *consumed) {
@@ -619,7 +741,14 @@ bool FunctionBuilder::build(graph::Graph *consumed) {
       if (module.buffers[b].kind == BufferKind::Input)
         emit(AssertSizeStrideLine{b, module.buffers[b].layout.size,
                                   module.buffers[b].layout.stride, ""});
+  for (const graph::Symbol &symbol : module.symbols)
+    if (symbol.unbacked)
+      unbacked.insert(symbol.name);
+  size_t checked = function.lines.size();
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    // A node's pointer, kept for the check of its lines (building may take
+    // it over).
+    std::string pointer = unbacked.empty() ? std::string() : graph.nodes[i].pointer;
     if (consumed) {
       // The IR takes the node's parts over, and the rest is freed now: the
       // graph and its IR would otherwise both be alive at the end of this
@@ -630,6 +759,10 @@ bool FunctionBuilder::build(graph::Graph *consumed) {
       graph::Node node = graph.nodes[i];
       buildNode(node);
     }
+    if (!unbacked.empty()) {
+      ok &= checkUnbackedUses(checked, pointer);
+      checked = function.lines.size();
+    }
   }
   OutputLine output;
   if (consumed) {
@@ -639,6 +772,8 @@ bool FunctionBuilder::build(graph::Graph *consumed) {
     output.outputs = convertAll(outputs);
   }
   emit(std::move(output));
+  if (!unbacked.empty())
+    ok &= checkUnbackedUses(checked, graph.pointer + "/outputs");
   if (function.isSubgraph)
     emit(SubgraphExitLine{});
   return ok;

@@ -140,7 +140,15 @@ struct Symbol {
   std::string name;
   int64_t hint = 0; ///< the example value Inductor compiled for
   std::optional<sym::Expr> expr;
+  /// Data-dependent (Inductor's unbacked SymInt): bound mid-graph by a
+  /// bind_symbol node, from what a tensor holds at run time.
+  bool unbacked = false;
 };
+
+/// The hint of an unbacked symbol the document gives none (Inductor's
+/// unbacked_symint_fallback): plans compare such sizes symbolically, the
+/// hint only weighs estimates.
+inline constexpr int64_t kUnbackedHint = 8192;
 
 struct Constant {
   std::string name;
@@ -357,12 +365,39 @@ struct InvokeSubgraphNode {
   std::string result; ///< the tuple buffer of the subgraph's outputs
 };
 
+/// Binds an unbacked symbol to what a tensor holds at run time: a size, a
+/// stride, the storage offset, or its one element (`.item()`; a bool's is
+/// bound as 0 or 1).
+struct BindSymbolNode {
+  enum class Read : uint8_t { Size, Stride, StorageOffset, Item };
+  std::string symbol;
+  Value tensor;               ///< a buffer or view; a tuple buffer with \c index
+  std::vector<uint32_t> index; ///< items of a tuple buffer, outermost first
+  Read read = Read::Size;
+  unsigned dim = 0; ///< Size, Stride
+};
+std::string_view bindReadName(BindSymbolNode::Read read);
+
+enum class Compare : uint8_t { EQ, NE, LT, LE, GT, GE };
+/// `==`, `!=`, `<`, `<=`, `>`, `>=`.
+std::string_view compareSpelling(Compare cmp);
+
+/// A run-time check on symbols (Inductor's AssertScalar: a torch._check on a
+/// data-dependent value): fails with \c message unless `lhs cmp rhs`.
+struct AssertScalarNode {
+  sym::Expr lhs;
+  sym::Expr rhs;
+  Compare cmp = Compare::EQ;
+  std::string message;
+};
+
 // Extern, assert and subgraph-calling nodes are held out of line: a node is as large as
 // its largest kind, and kernel calls and comments are most of a graph.
 using NodeBody = std::variant<KernelCallNode, Boxed<ExternNode>, MultiOutputNode,
                               Boxed<AssertSizeStrideNode>, DeviceGuardEnterNode,
                               DeviceGuardExitNode, CommentNode, Boxed<CondNode>,
-                              Boxed<WhileLoopNode>, Boxed<InvokeSubgraphNode>>;
+                              Boxed<WhileLoopNode>, Boxed<InvokeSubgraphNode>,
+                              Boxed<BindSymbolNode>, Boxed<AssertScalarNode>>;
 
 struct Node {
   NodeBody body;

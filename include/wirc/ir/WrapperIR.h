@@ -154,6 +154,21 @@ template <typename Fn> void forEachBuffer(const Value &value, Fn &&fn) {
       forEachBuffer(item, fn);
 }
 
+/// Calls \p fn on every expression a value holds (a view's size, stride and
+/// offset, list items').
+template <typename Fn> void forEachExpr(const Value &value, Fn &&fn) {
+  if (value.kind == Value::Kind::Expr || value.kind == Value::Kind::View)
+    fn(value.expr);
+  if (value.parts) {
+    for (const sym::Expr &e : value.parts->size)
+      fn(e);
+    for (const sym::Expr &e : value.parts->stride)
+      fn(e);
+    for (const Value &item : value.parts->items)
+      forEachExpr(item, fn);
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Line kinds
 //===----------------------------------------------------------------------===//
@@ -285,14 +300,30 @@ struct AssertSizeStrideLine {
   std::string what;
 };
 
-/// Binds a size symbol to its run-time value.
+/// Binds a size symbol to its run-time value: at entry, from a symbol input,
+/// an input's size or stride, or an expression of other symbols; mid-function
+/// (an unbacked symbol), from what a tensor holds: a size, stride or storage
+/// offset, or its one element (`.item()`; a bool's binds 0 or 1).
 struct SymbolBindingLine {
-  enum class Source : uint8_t { Input, Size, Stride, Expr };
+  enum class Source : uint8_t { Input, Size, Stride, Expr, StorageOffset, Item };
   std::string symbol;
   Source source = Source::Input;
-  BufferId tensor = kNoBuffer; ///< Input: the symbol input; Size/Stride: the tensor
+  /// Input: the symbol input; otherwise the tensor read (a view's base, the
+  /// tuple buffer \c index selects from).
+  BufferId tensor = kNoBuffer;
   unsigned dim = 0;
   sym::Expr expr; ///< Expr only
+  OutOfLine<Value> view; ///< the tensor read is this view of \c tensor
+  std::vector<uint32_t> index; ///< items of the tuple buffer \c tensor, outermost first
+};
+
+/// Fails at run time with \c message unless `lhs cmp rhs` (a torch._check on
+/// data-dependent sizes).
+struct AssertScalarLine {
+  sym::Expr lhs;
+  sym::Expr rhs;
+  graph::Compare cmp = graph::Compare::EQ;
+  std::string message;
 };
 
 struct DeviceGuardEnterLine {
@@ -349,7 +380,7 @@ using Line = std::variant<AllocateLine, FreeLine, ReuseLine, CommentLine, Kernel
                           SymbolBindingLine, DeviceGuardEnterLine, DeviceGuardExitLine,
                           SubgraphEnterLine, SubgraphExitLine, CondLine, WhileLoopLine,
                           InvokeSubgraphLine, OutputLine, PoolAllocateLine,
-                          AllocateFromPoolLine, PoolFreeLine>;
+                          AllocateFromPoolLine, PoolFreeLine, AssertScalarLine>;
 
 /// Helper for std::visit over an overload set of lambdas.
 template <class... Ts> struct Overloaded : Ts... {
@@ -395,8 +426,8 @@ template <typename Fn> void forEachUse(const Line &line, Fn &&fn) {
                  [&](const ReinterpretViewLine &l) { fn(l.base); },
                  [&](const AssertSizeStrideLine &l) { fn(l.buffer); },
                  [&](const SymbolBindingLine &l) {
-                   if (l.source == SymbolBindingLine::Source::Size ||
-                       l.source == SymbolBindingLine::Source::Stride)
+                   if (l.source != SymbolBindingLine::Source::Input &&
+                       l.source != SymbolBindingLine::Source::Expr)
                      fn(l.tensor);
                  },
                  [&](const CondLine &l) {

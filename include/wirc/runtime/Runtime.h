@@ -218,6 +218,16 @@ inline bool read_bool(const Tensor &t, CUstream stream, const char *what) {
   return value != 0;
 }
 
+/// The element of type \p T at \p at in device memory, as an integer (an
+/// unbacked symbol's `.item()`; a bool reads 0 or 1); waits for \p stream
+/// first.
+template <typename T> int64_t read_scalar(CUdeviceptr at, CUstream stream, const char *what) {
+  check(cuStreamSynchronize(stream), "cuStreamSynchronize", what);
+  T value{};
+  check(cuMemcpyDtoH(&value, at, sizeof(T)), "cuMemcpyDtoH", what);
+  return static_cast<int64_t>(value);
+}
+
 /// Narrows a size to a kernel's 32-bit parameter, checked.
 inline int32_t to_i32(int64_t value, const char *what) {
   if (value < INT32_MIN || value > INT32_MAX)
