@@ -574,11 +574,12 @@ void GraphBuilder::emitLine(const Line &l) {
                 linef("{} = g.call_function(torch.ops.aten.sym_storage_offset.default, ({},))", n,
                       from);
               } else if (module.buffer(b.tensor).layout.dtype == graph::DType::Bool) {
-                // A bool binds 0 or 1.
-                std::string asInt = fresh("where");
-                linef("{} = g.call_function(torch.ops.aten.where.Scalar, ({}, 1, 0))", asInt,
-                      from);
-                linef("{} = g.call_function(torch.ops.aten.item.default, ({},))", n, asInt);
+                // A bool binds 0 or 1: int() of the item, where --emit=fx
+                // prints upstream's aten.where.Scalar, whose scalars and
+                // result would be three more tensors on the device.
+                std::string item = fresh("item");
+                linef("{} = g.call_function(torch.ops.aten.item.default, ({},))", item, from);
+                linef("{} = g.call_function(int, ({},))", n, item);
               } else {
                 linef("{} = g.call_function(torch.ops.aten.item.default, ({},))", n, from);
               }

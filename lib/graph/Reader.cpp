@@ -1229,13 +1229,11 @@ void Reader::readSymbols(const Json &root) {
       continue;
     symbol.name = *n;
     symbol.hint = *h;
-    if (symbol.unbacked && s.find("expr")) {
+    if (symbol.unbacked && s.find("expr"))
       error(pointer + "/expr", fmt::format("unbacked symbol '{}' is bound by a bind_symbol "
                                            "node and cannot also have an expression",
                                            symbol.name));
-      continue;
-    }
-    if (std::optional<Json> expr = field(s, pointer, "expr", false, "a symbol")) {
+    else if (std::optional<Json> expr = field(s, pointer, "expr", false, "a symbol")) {
       auto e = getExpr(*expr, pointer + "/expr", "symbol expression", false);
       if (!e)
         continue;

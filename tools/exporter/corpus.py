@@ -18,11 +18,14 @@ def registry(programs):
     """A decorator that enters a program's builder in `programs`, with its
     torch.compile options: dynamic shapes, mode (torch.compile's), and rng
     (it draws random numbers: compared with Inductor's compiled function,
-    which draws the same ones, not with eager)."""
-    def program(name, *, dynamic=False, training=False, mode=None, rng=False):
+    which draws the same ones, not with eager), data_dependent (compiled with
+    dynamo capturing .item() and ops whose output shape depends on data,
+    which gives Inductor unbacked symbols)."""
+    def program(name, *, dynamic=False, training=False, mode=None, rng=False,
+                data_dependent=False):
         def register(build):
             programs[name] = {"build": build, "dynamic": dynamic, "training": training,
-                              "mode": mode, "rng": rng}
+                              "mode": mode, "rng": rng, "data_dependent": data_dependent}
             return build
         return register
     return program
@@ -271,3 +274,35 @@ def extern_multi_output():
         values, indices = torch.sort(x, dim=-1)
         return values * 2, indices + 1
     return fn, (randn(4, 32),)
+
+
+@program("nonzero_indices", data_dependent=True)
+def nonzero_indices():
+    def fn(x):
+        return torch.nonzero(x > 0) * 2
+    return fn, (randn(6, 5),)
+
+
+@program("masked_select", data_dependent=True)
+def masked_select():
+    def fn(x):
+        y = x[x > 0.5]
+        return y.sin() + 1, (y * y).sum()
+    return fn, (randn(100),)
+
+
+@program("item_size", data_dependent=True)
+def item_size():
+    def fn(x, n):
+        k = n.item()
+        torch._check(k >= 0)
+        torch._check(k <= 64)
+        return torch.arange(k, device=x.device, dtype=x.dtype) + x[:k].sum()
+    return fn, (randn(64), torch.tensor(9, device=CUDA))
+
+
+@program("item_bool", data_dependent=True)
+def item_bool():
+    def fn(x):
+        return x * x.sum().gt(0).item()
+    return fn, (randn(8),)

@@ -544,3 +544,36 @@ def nested_region_training():
         y.square().mean().backward()
         return y.detach(), lin1.weight.grad.clone(), lin2.bias.grad.clone()
     return fn, (randn(10, 20),)
+
+
+@program("unique_plus_one", data_dependent=True)
+def unique_plus_one():
+    def fn(x):
+        return torch.unique(x) + 1
+    return fn, (torch.randint(0, 5, (20,), device=CUDA),)
+
+
+@program("repeat_interleave_counts", data_dependent=True)
+def repeat_interleave_counts():
+    def fn(x, r):
+        return torch.repeat_interleave(x, r) * 3
+    return fn, (randn(5), torch.tensor([1, 2, 0, 3, 1], device=CUDA))
+
+
+@program("tolist_slice", data_dependent=True)
+def tolist_slice():
+    def fn(x, idx):
+        a, b = idx.tolist()
+        torch._check(0 <= a)
+        torch._check(a <= b)
+        torch._check(b <= x.shape[0])
+        return x[a:b].cos()
+    return fn, (randn(32), torch.tensor([3, 11], device=CUDA))
+
+
+@program("nonzero_gather", data_dependent=True)
+def nonzero_gather():
+    def fn(x, w):
+        idx = torch.nonzero(x.abs() > 1).squeeze(1)
+        return (x[idx] * w[idx]).sum() + idx.numel()
+    return fn, (randn(64), randn(64))

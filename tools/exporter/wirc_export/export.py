@@ -256,6 +256,11 @@ class _GraphConverter:
         self.subgraphs = subgraphs if subgraphs is not None else {}
         self.used_subgraphs: list[str] = []
         self.skipping = False
+        # Unbacked symbols: bound so far, waiting for a multi_output, and the
+        # assert_scalar node whose message the next text line carries.
+        self.bound: set[str] = set()
+        self.pending_binds: list[tuple] = []
+        self.assert_message: Optional[int] = None
         self.input_names = list(self.graph.graph_inputs.keys())
         self.constant_names = list(self.graph.constants.keys())
 
@@ -264,6 +269,14 @@ class _GraphConverter:
     def symbol(self, sym: sympy.Symbol) -> None:
         name = str(sym)
         if name in self.symbols:
+            return
+        if _is_unbacked(sym):
+            # Bound by a bind_symbol node where Inductor binds it; plans
+            # compare its sizes symbolically.
+            if not sym.is_integer:
+                raise ExportError(f"unbacked symbol {name} is not an integer (a data-dependent "
+                                  "float is not exported)")
+            self.symbols[name] = {"name": name, "unbacked": True}
             return
         try:
             hint = int(self.graph.sizevars.size_hint(sym))
@@ -274,6 +287,10 @@ class _GraphConverter:
 
     def expr(self, e: Any) -> Any:
         if hasattr(e, "inner_expr"):  # SymbolicCallArg: a precomputed size symbol
+            if any(_is_unbacked(s) for s in sympy.sympify(e.inner_expr).free_symbols):
+                # Known only once its unbacked symbols are bound: passed as
+                # its expression rather than a symbol computed at entry.
+                return self.expr(e.inner_expr)
             name = str(e.inner)
             if name not in self.symbols:
                 value = self.expr(e.inner_expr)
@@ -684,11 +701,93 @@ class _GraphConverter:
         self.nodes.append(entry)
 
     def sympy_locals(self) -> dict:
-        return {name: sympy.Symbol(name, integer=True, positive=True) for name in self.symbols}
+        names = {name: sympy.Symbol(name, integer=True, positive=True) for name in self.symbols}
+        return {"max": sympy.Max, "min": sympy.Min, **names}
+
+    # --- unbacked symbols ---------------------------------------------------
+
+    def bind(self, sym: Any, tensor: dict, read: str, dim: Optional[int] = None,
+             index: Optional[list] = None) -> None:
+        name = str(sym)
+        if name in self.bound:
+            return
+        self.bound.add(name)
+        self.symbol(sym)
+        node = {"op": "bind_symbol", "symbol": name, "tensor": tensor, "read": read}
+        if dim is not None:
+            node["dim"] = dim
+        if index:
+            node["index"] = index
+        self.nodes.append(node)
+
+    def dynamic_scalar(self, node: Any) -> None:
+        """`u0 = buf.item()` (DynamicScalarLine): a bool binds 0 or 1."""
+        for key in node.keypath:
+            if type(key).__name__ != "ConvertIntKey":
+                raise ExportError(f".item() bound through {type(key).__name__} is not exported")
+        self.bind(node.sym, self.value(node.inputs[0]), "item")
+
+    def unbacked_defs(self, line: Any) -> None:
+        """`u0 = buf1.size(0)` (UnbackedSymbolDefsLine). What an op returns as a
+        tuple is read from the buffer a multi_output unpacks it into, when one
+        does: the binding waits for that line."""
+        source = line.output_name
+        for sym, keypath in (line.unbacked_bindings or {}).items():
+            keys = list(keypath)
+            index = []
+            while keys and type(keys[0]).__name__ == "SequenceKey":
+                index.append(int(keys.pop(0).idx))
+            kinds = [type(k).__name__ for k in keys]
+            method = getattr(keys[0], "name", None) if keys else None
+            if kinds == ["CallMethodKey", "SequenceKey"] and method in ("size", "stride"):
+                read, dim = method, int(keys[1].idx)
+            elif kinds == ["CallMethodKey"] and method == "storage_offset":
+                read, dim = "storage_offset", None
+            else:
+                raise ExportError(f"unbacked symbol {sym} bound through the key path "
+                                  f"{keypath} is not exported")
+            self.note_buffer(source)
+            self.pending_binds.append((source, index, sym, read, dim))
+
+    def flush_binds(self) -> None:
+        """Bindings no multi_output took: read through the tuple's items."""
+        pending, self.pending_binds = self.pending_binds, []
+        for source, index, sym, read, dim in pending:
+            self.bind(sym, {"buffer": source}, read, dim, index)
+
+    def unpacked(self, source: str, index: list, result: str) -> None:
+        """A multi_output took `source[index]` into `result`: the bindings
+        waiting for it read `result`."""
+        waiting = []
+        for entry in self.pending_binds:
+            if entry[0] == source and entry[1] == index:
+                self.bind(entry[2], {"buffer": result}, entry[3], entry[4])
+            else:
+                waiting.append(entry)
+        self.pending_binds = waiting
+
+    def scalar_assert(self, text: str) -> None:
+        """`if not (u0 >= 0):` from Inductor's AssertScalar; the raise and
+        the `bufN = None` after it follow as text."""
+        condition = text[len("if not ("):-2]
+        ops = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
+               ast.GtE: ">="}
+        try:
+            tree = ast.parse(condition, mode="eval").body
+            assert isinstance(tree, ast.Compare) and len(tree.ops) == 1
+            cmp = ops[type(tree.ops[0])]
+            sides = [sympy.sympify(ast.unparse(side), locals=self.sympy_locals())
+                     for side in (tree.left, tree.comparators[0])]
+        except Exception as e:  # noqa: BLE001
+            raise ExportError(f"a run-time assert on sizes is not exported: {text!r}") from e
+        self.nodes.append({"op": "assert_scalar", "lhs": self.expr(sides[0]), "cmp": cmp,
+                           "rhs": self.expr(sides[1]), "message": condition})
+        self.assert_message = len(self.nodes) - 1
 
     def convert(self) -> dict:
         for line in self.wrapper.lines:
             self.line(line)
+        self.flush_binds()
         if self.reuses.waiting():
             raise ExportError("an in-place reuse is not followed by a kernel using it: "
                               f"{self.reuses.waiting()}")
@@ -744,16 +843,33 @@ class _GraphConverter:
              "invoke_subgraph": self.invoke_subgraph}[line.kind](line.node)
             self.skipping = True
             return
+        kind = type(line).__name__
+        if self.pending_binds and kind not in ("MultiOutputLine", "FreeIfNotReusedLine",
+                                               "FreeLine", "LineContext", "NullLine"):
+            self.flush_binds()
         if isinstance(line, str):
             stripped = line.strip()
             if stripped.startswith("assert_size_stride("):
                 self.assert_line(stripped)
             elif stripped.startswith("assert_alignment(") or not stripped:
                 pass
+            elif stripped.startswith("if not (") and stripped.endswith("):"):
+                self.scalar_assert(stripped)
+            elif stripped.startswith("raise RuntimeError(") and self.assert_message is not None:
+                try:
+                    message = ast.literal_eval(stripped[len("raise RuntimeError("):-1])
+                except Exception as e:  # noqa: BLE001
+                    raise ExportError(f"unexpected assert message: {stripped[:80]!r}") from e
+                self.nodes[self.assert_message]["message"] = str(message)
+                self.assert_message = None
+            elif re.fullmatch(r"[A-Za-z_]\w* = None", stripped):
+                pass  # Inductor names what an assert or .item() left: nothing
+            elif re.match(r"[A-Za-z_]\w*_(start|end) = ", stripped):
+                raise ExportError("a slice bounded by a data-dependent value (DynamicSliceSize) "
+                                  f"is not exported yet: {stripped[:80]!r}")
             else:
                 raise ExportError(f"wrapper line is plain text, not Wrapper IR: {stripped[:80]!r}")
             return
-        kind = type(line).__name__
         if kind in ("LineContext", "NullLine", "AllocateLine", "FreeIfNotReusedLine",
                     "FreeLine"):
             return
@@ -798,9 +914,12 @@ class _GraphConverter:
             self.note_buffer(line.result_name)
             self.nodes.append({"op": "multi_output", "result": line.result_name,
                                "source": line.arg_name, "indices": indices})
+            if self.pending_binds and all(c != "dict" for c, _ in indices):
+                self.unpacked(line.arg_name, [i for _, i in indices], line.result_name)
         elif kind == "UnbackedSymbolDefsLine":
-            if getattr(line, "unbacked_bindings", None):
-                raise ExportError("unbacked symbols (data-dependent shapes) are not exported yet")
+            self.unbacked_defs(line)
+        elif kind == "DynamicScalarLine":
+            self.dynamic_scalar(line.node)
         elif kind == "SymbolicCallArgLine":
             self.expr(line.arg)
         else:
@@ -879,6 +998,12 @@ class _GraphConverter:
         if subgraphs:
             doc["subgraphs"] = subgraphs
         return doc
+
+
+def _is_unbacked(sym: Any) -> bool:
+    """A data-dependent symbol (u0, ...): its value is known only at run time."""
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+    return bool(free_unbacked_symbols(sym))
 
 
 class _Exporter:

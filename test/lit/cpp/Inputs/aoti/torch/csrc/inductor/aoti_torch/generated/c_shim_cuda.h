@@ -39,6 +39,7 @@ AOTITorchError aoti_torch_cuda_cumsum(AtenTensorHandle self, int64_t dim, int32_
                                       AtenTensorHandle *ret0);
 AOTITorchError aoti_torch_cuda__fft_r2c(AtenTensorHandle self, const int64_t *dim, int64_t dim_len_, int64_t normalization, int32_t onesided, AtenTensorHandle *ret0);
 AOTITorchError aoti_torch_cuda_nonzero(AtenTensorHandle self, AtenTensorHandle *ret0);
+AOTITorchError aoti_torch_cuda_index_Tensor(AtenTensorHandle self, const AtenTensorHandle **indices, int64_t indices_len_, AtenTensorHandle *ret0);
 AOTITorchError aoti_torch_cuda_abs(AtenTensorHandle self, AtenTensorHandle *ret0);
 AOTITorchError aoti_torch_cuda_mul_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle *ret0);
 }
