@@ -728,6 +728,11 @@ void FxGraphPrinter::line(const Line &l) {
           },
           [&](const SymbolBindingLine &b) {
             using Source = SymbolBindingLine::Source;
+            if (b.source == Source::Expr && !tables.precomputed.count(b.symbol))
+              // Bound mid-graph (an unbacked symbol's expression): printed
+              // inline from here on, as precomputed sizes are.
+              tables.precomputed.emplace(b.symbol,
+                                         sym::substitute(b.expr, tables.precomputed));
             if (b.source == Source::Input || b.source == Source::Expr)
               return; // symbol inputs are placeholders; expressions print inline
             // What an unbacked symbol reads: tuple items, taken with getitem.

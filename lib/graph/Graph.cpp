@@ -129,6 +129,8 @@ std::string_view bindReadName(BindSymbolNode::Read read) {
     return "storage_offset";
   case BindSymbolNode::Read::Item:
     return "item";
+  case BindSymbolNode::Read::Expr:
+    return "expr";
   }
   return "size";
 }

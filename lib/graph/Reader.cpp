@@ -2582,21 +2582,45 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
 
 bool Reader::readBindSymbol(const Json &value, const Ptr &pointer, Node &node) {
   const char *what = "a bind_symbol node";
-  std::optional<Json> fields[6];
-  if (!expectObject(value, pointer, {"op", "symbol", "tensor", "index", "read", "dim"}, what,
-                    fields))
+  std::optional<Json> fields[7];
+  if (!expectObject(value, pointer, {"op", "symbol", "tensor", "index", "read", "dim", "expr"},
+                    what, fields))
     return false;
   std::optional<Json> symbol = required(fields[1], pointer, "symbol", what);
-  std::optional<Json> tensor = required(fields[2], pointer, "tensor", what);
   std::optional<Json> read = required(fields[4], pointer, "read", what);
-  if (!symbol || !tensor || !read)
+  if (!symbol || !read)
     return false;
   BindSymbolNode bind;
   auto name = getName(*symbol, pointer + "/symbol", "symbol");
   auto kind = getString(*read, pointer + "/read");
-  if (!name || !kind || !readValue(*tensor, pointer + "/tensor", 0, bind.tensor))
+  if (!name || !kind)
     return false;
   bind.symbol = *name;
+  if (*kind == "expr") {
+    // An expression of symbols bound before: no tensor is read.
+    std::optional<Json> expr = required(fields[6], pointer, "expr", what);
+    if (!expr)
+      return false;
+    for (auto [k, key] : {std::pair<size_t, const char *>{2, "tensor"}, {3, "index"}, {5, "dim"}})
+      if (fields[k]) {
+        error(child(pointer, key), fmt::format("'{}' is not for an expression read", key));
+        return false;
+      }
+    auto e = getExpr(*expr, pointer + "/expr", "expression", false);
+    if (!e)
+      return false;
+    bind.expr = std::move(*e);
+    bind.read = BindSymbolNode::Read::Expr;
+    node.body.emplace<Boxed<BindSymbolNode>>(std::move(bind));
+    return true;
+  }
+  if (fields[6]) {
+    error(pointer + "/expr", fmt::format("'expr' is only for an expression read, not {}", *kind));
+    return false;
+  }
+  std::optional<Json> tensor = required(fields[2], pointer, "tensor", what);
+  if (!tensor || !readValue(*tensor, pointer + "/tensor", 0, bind.tensor))
+    return false;
   if (bind.tensor.kind != Value::Kind::Buffer && bind.tensor.kind != Value::Kind::View) {
     error(pointer + "/tensor", "expected a tensor: a 'buffer' or 'view' value");
     return false;
@@ -2612,7 +2636,7 @@ bool Reader::readBindSymbol(const Json &value, const Ptr &pointer, Node &node) {
     bind.read = Read::Item;
   else {
     error(pointer + "/read", fmt::format("unknown read '{}'; expected size, stride, "
-                                         "storage_offset or item",
+                                         "storage_offset, item or expr",
                                          printable(*kind)));
     return false;
   }
@@ -3554,8 +3578,9 @@ void Reader::checkGraph(Graph &graph) {
     } else if (auto *boxedBind = std::get_if<Boxed<BindSymbolNode>>(&node.body)) {
       const BindSymbolNode &bind = **boxedBind;
       const Value &tensor = bind.tensor;
-      useValue(tensor, p + "/tensor", useValue);
-      if (tensor.kind == Value::Kind::Buffer) {
+      if (bind.read != BindSymbolNode::Read::Expr)
+        useValue(tensor, p + "/tensor", useValue);
+      if (bind.read != BindSymbolNode::Read::Expr && tensor.kind == Value::Kind::Buffer) {
         if (bind.index.empty())
           rejectTuple(tensor.text, tensor.tensor, p + "/tensor");
         else if (!isTuple(tensor.text, tensor.tensor))

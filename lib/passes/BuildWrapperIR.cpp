@@ -338,7 +338,7 @@ bool FunctionBuilder::bindSymbols() {
   for (size_t i = 0; i < graph.inputs.size(); ++i)
     if (const graph::Input &input = graph.inputs[i]; input.kind == graph::InputKind::Symbol) {
       emit(SymbolBindingLine{input.name, SymbolBindingLine::Source::Input,
-                             firstBuffer + static_cast<BufferId>(i), 0, {}});
+                             firstBuffer + static_cast<BufferId>(i), 0, {}, {}, {}});
       bound.insert(input.name);
     }
   for (const graph::Symbol &symbol : module.symbols) {
@@ -356,7 +356,7 @@ bool FunctionBuilder::bindSymbols() {
             emit(SymbolBindingLine{symbol.name,
                                    pass == 0 ? SymbolBindingLine::Source::Size
                                              : SymbolBindingLine::Source::Stride,
-                                   firstBuffer + static_cast<BufferId>(i), d, {}});
+                                   firstBuffer + static_cast<BufferId>(i), d, {}, {}, {}});
             found = true;
           }
         }
@@ -387,7 +387,7 @@ bool FunctionBuilder::bindSymbols() {
         ok = false;
       }
     emit(SymbolBindingLine{symbol.name, SymbolBindingLine::Source::Expr, kNoBuffer, 0,
-                           *symbol.expr});
+                           *symbol.expr, {}, {}});
     bound.insert(symbol.name);
   }
   return ok;
@@ -607,6 +607,12 @@ void FunctionBuilder::buildNode(graph::Node &node) {
             using Source = SymbolBindingLine::Source;
             SymbolBindingLine line;
             line.symbol = std::move(b.symbol);
+            if (b.read == Read::Expr) {
+              line.source = Source::Expr;
+              line.expr = std::move(b.expr);
+              emit(std::move(line));
+              return;
+            }
             line.source = b.read == Read::Size     ? Source::Size
                           : b.read == Read::Stride ? Source::Stride
                           : b.read == Read::Item   ? Source::Item
@@ -702,6 +708,8 @@ bool FunctionBuilder::checkUnbackedUses(size_t first, std::string_view pointer) 
                    [&](const SymbolBindingLine &l) {
                      if (l.view)
                        checkValue(*l.view, "the binding");
+                     if (l.source == SymbolBindingLine::Source::Expr)
+                       check(l.expr, fmt::format("symbol '{}'", l.symbol));
                      if (unbacked.count(l.symbol))
                        boundUnbacked.insert(l.symbol);
                    },

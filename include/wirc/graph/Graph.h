@@ -367,10 +367,12 @@ struct InvokeSubgraphNode {
 
 /// Binds an unbacked symbol to what a tensor holds at run time: a size, a
 /// stride, the storage offset, or its one element (`.item()`; a bool's is
-/// bound as 0 or 1).
+/// bound as 0 or 1); or to an expression of symbols bound before it (a
+/// slice's length, computed from data-dependent bounds).
 struct BindSymbolNode {
-  enum class Read : uint8_t { Size, Stride, StorageOffset, Item };
+  enum class Read : uint8_t { Size, Stride, StorageOffset, Item, Expr };
   std::string symbol;
+  sym::Expr expr;             ///< Expr only
   Value tensor;               ///< a buffer or view; a tuple buffer with \c index
   std::vector<uint32_t> index; ///< items of a tuple buffer, outermost first
   Read read = Read::Size;

@@ -261,6 +261,7 @@ class _GraphConverter:
         self.bound: set[str] = set()
         self.pending_binds: list[tuple] = []
         self.assert_message: Optional[int] = None
+        self.slice_lines: list[str] = []
         self.input_names = list(self.graph.graph_inputs.keys())
         self.constant_names = list(self.graph.constants.keys())
 
@@ -706,14 +707,18 @@ class _GraphConverter:
 
     # --- unbacked symbols ---------------------------------------------------
 
-    def bind(self, sym: Any, tensor: dict, read: str, dim: Optional[int] = None,
-             index: Optional[list] = None) -> None:
+    def bind(self, sym: Any, tensor: Optional[dict], read: str, dim: Optional[int] = None,
+             index: Optional[list] = None, expr: Any = None) -> None:
         name = str(sym)
         if name in self.bound:
             return
         self.bound.add(name)
         self.symbol(sym)
-        node = {"op": "bind_symbol", "symbol": name, "tensor": tensor, "read": read}
+        node = {"op": "bind_symbol", "symbol": name, "read": read}
+        if tensor is not None:
+            node["tensor"] = tensor
+        if expr is not None:
+            node["expr"] = self.expr(expr)
         if dim is not None:
             node["dim"] = dim
         if index:
@@ -765,6 +770,32 @@ class _GraphConverter:
             else:
                 waiting.append(entry)
         self.pending_binds = waiting
+
+    def slice_size(self, name: str, text: str) -> None:
+        """`u1_start = ...`, `u1_end = ...`, `u1 = ...`: Inductor's text for the
+        length of a slice whose bounds are data-dependent (DynamicSliceSize),
+        bound as an expression: Python's slice rules (a negative bound counts
+        from the end, then both are clamped to [0, size]) in Min and Max."""
+        node = next((op for op in getattr(self.graph, "operations", [])
+                     if type(op).__name__ == "DynamicSliceSize"
+                     and str(op.unbacked_size_symbol) == name), None)
+        if node is None:
+            raise ExportError(f"wrapper line is plain text, not Wrapper IR: {text[:80]!r}")
+        size, step = sympy.sympify(node.size), sympy.sympify(node.step)
+        if not (step.is_Integer and step >= 1):
+            raise ExportError(f"a data-dependent slice with step {step} is not exported")
+
+        from torch.utils._sympy.functions import FloorDiv
+
+        def bound(x: Any) -> Any:
+            x = sympy.sympify(x)
+            negative = sympy.Min(sympy.Max(-x, 0), 1)  # x < 0, for an integer x
+            return sympy.Min(sympy.Max(x + size * negative, 0), size)
+
+        span = bound(node.end) - bound(node.start)
+        length = sympy.Max(0, span if step == 1 else -FloorDiv(-span, step))
+        self.bind(node.unbacked_size_symbol, None, "expr", expr=length)
+        self.slice_lines = [f"{name}_end", name]
 
     def scalar_assert(self, text: str) -> None:
         """`if not (u0 >= 0):` from Inductor's AssertScalar; the raise and
@@ -864,9 +895,10 @@ class _GraphConverter:
                 self.assert_message = None
             elif re.fullmatch(r"[A-Za-z_]\w* = None", stripped):
                 pass  # Inductor names what an assert or .item() left: nothing
-            elif re.match(r"[A-Za-z_]\w*_(start|end) = ", stripped):
-                raise ExportError("a slice bounded by a data-dependent value (DynamicSliceSize) "
-                                  f"is not exported yet: {stripped[:80]!r}")
+            elif m := re.match(r"([A-Za-z_]\w*)_start = ", stripped):
+                self.slice_size(m.group(1), stripped)
+            elif self.slice_lines and stripped.startswith(self.slice_lines[0] + " = "):
+                self.slice_lines.pop(0)  # the rest of the slice length's text
             else:
                 raise ExportError(f"wrapper line is plain text, not Wrapper IR: {stripped[:80]!r}")
             return

@@ -29,6 +29,12 @@ variant("bind-dim-for-item", lambda d: bind_of(d, "u1").update(dim=0))
 variant("bind-not-tensor", lambda d: bind_of(d, "u0").update(tensor={"expr": "4"}))
 variant("bind-index-not-tuple", lambda d: bind_of(d, "u0").update(index=[0]))
 variant("bind-tuple-without-index", lambda d: bind_of(d, "u0").update(tensor={"buffer": "buf1"}))
+variant("bind-expr-with-tensor", lambda d: bind_of(d, "u1").update(read="expr", expr="4"))
+variant("bind-expr-missing", lambda d: bind_of(d, "u1").update(read="expr"))
+variant("bind-expr-for-size", lambda d: bind_of(d, "u0").update(expr="u1"))
+variant("bind-expr-before-bind",
+        lambda d: (bind_of(d, "u1").pop("tensor"), bind_of(d, "u1").update(read="expr",
+                                                                         expr="u0 + 1")))
 variant("unbacked-with-expr", lambda d: d["symbols"][0].update(expr="u1 * 2"))
 variant("assert-unknown-cmp", lambda d: node(d, "assert_scalar").update(cmp="=<"))
 variant("assert-no-rhs", lambda d: node(d, "assert_scalar").pop("rhs"))
