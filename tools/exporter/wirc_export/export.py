@@ -797,6 +797,25 @@ class _GraphConverter:
         self.bind(node.unbacked_size_symbol, None, "expr", expr=length)
         self.slice_lines = [f"{name}_end", name]
 
+    def select_offset(self, text: str) -> bool:
+        """`u3 = base + stride * (index...)`: Inductor's text for the storage
+        offset of a select or slice at a data-dependent index
+        (DynamicSelectStorageOffset), bound as an expression. False when the
+        line is not one."""
+        name = text.split(" = ", 1)[0]
+        node = next((op for op in getattr(self.graph, "operations", [])
+                     if str(getattr(op, "unbacked_offset_symbol", "")) == name), None)
+        if node is None:
+            return False
+        size = sympy.sympify(node.size)
+        index = sympy.sympify(node.index)
+        index = index + size * sympy.Min(sympy.Max(-index, 0), 1)  # from the end if negative
+        if getattr(node, "clamp", "max(0, min(" in text):
+            index = sympy.Min(sympy.Max(index, 0), size)
+        offset = sympy.sympify(node.base_offset) + sympy.sympify(node.base_dim_stride) * index
+        self.bind(node.unbacked_offset_symbol, None, "expr", expr=offset)
+        return True
+
     def scalar_assert(self, text: str) -> None:
         """`if not (u0 >= 0):` from Inductor's AssertScalar; the raise and
         the `bufN = None` after it follow as text."""
@@ -899,6 +918,8 @@ class _GraphConverter:
                 self.slice_size(m.group(1), stripped)
             elif self.slice_lines and stripped.startswith(self.slice_lines[0] + " = "):
                 self.slice_lines.pop(0)  # the rest of the slice length's text
+            elif self.select_offset(stripped):
+                pass
             else:
                 raise ExportError(f"wrapper line is plain text, not Wrapper IR: {stripped[:80]!r}")
             return
