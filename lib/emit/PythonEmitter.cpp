@@ -239,6 +239,8 @@ private:
   [[gnu::cold]] void cond(const Line &l, const CondLine &c);
   [[gnu::cold]] void invoke(const Line &l, const InvokeSubgraphLine &i);
   [[gnu::cold]] void whileLoop(const WhileLoopLine &w);
+  [[gnu::cold]] void unbackedBinding(const SymbolBindingLine &b);
+  [[gnu::cold]] void assertScalar(const AssertScalarLine &a);
 
   /// The lines of the function being printed, and per line whether it is a
   /// free that a subgraph call prints (see markFreedByCalls).
@@ -346,6 +348,49 @@ void PythonEmitter::kernelDefinitions() {
                          tripleQuotedBody(kernel.source));
     }
   out += "\n\nasync_compile.wait(globals())\ndel async_compile\n"sv;
+}
+
+/// An unbacked symbol, bound where the graph binds it: it reads the tensor
+/// (through a view, or items of a tuple).
+void PythonEmitter::unbackedBinding(const SymbolBindingLine &b) {
+  using Source = SymbolBindingLine::Source;
+  std::string from;
+  if (b.view)
+    appendValue(from, *b.view);
+  else
+    from = name(b.tensor);
+  for (uint32_t item : b.index)
+    from += fmt::format("[{}]", item);
+  switch (b.source) {
+  case Source::Size:
+    linef("{} = {}.size({})", b.symbol, from, b.dim);
+    break;
+  case Source::Stride:
+    linef("{} = {}.stride({})", b.symbol, from, b.dim);
+    break;
+  case Source::StorageOffset:
+    linef("{} = {}.storage_offset()", b.symbol, from);
+    break;
+  case Source::Item:
+    // A bool binds 0 or 1, as sizes are integers.
+    if (module.buffer(b.tensor).layout.dtype == graph::DType::Bool)
+      linef("{} = 1 if {}.item() else 0", b.symbol, from);
+    else
+      linef("{} = {}.item()", b.symbol, from);
+    break;
+  default:
+    break;
+  }
+}
+
+/// Inductor's check of a torch._check on data-dependent sizes.
+void PythonEmitter::assertScalar(const AssertScalarLine &a) {
+  std::string condition =
+      fmt::format("{} {} {}", expr(a.lhs), graph::compareSpelling(a.cmp), expr(a.rhs));
+  linef("if not ({}):", condition);
+  ++indent;
+  linef("raise RuntimeError({})", pythonStringLiteral(a.message.empty() ? condition : a.message));
+  --indent;
 }
 
 void PythonEmitter::body(const Line &l) {
@@ -483,44 +528,9 @@ void PythonEmitter::body(const Line &l) {
               linef("{} = {}", b.symbol, expr(b.expr));
               return;
             }
-            // An unbacked symbol reads the tensor (a view, tuple items).
-            std::string from;
-            if (b.view)
-              appendValue(from, *b.view);
-            else
-              from = name(b.tensor);
-            for (uint32_t item : b.index)
-              from += fmt::format("[{}]", item);
-            switch (b.source) {
-            case Source::Size:
-              linef("{} = {}.size({})", b.symbol, from, b.dim);
-              break;
-            case Source::Stride:
-              linef("{} = {}.stride({})", b.symbol, from, b.dim);
-              break;
-            case Source::StorageOffset:
-              linef("{} = {}.storage_offset()", b.symbol, from);
-              break;
-            case Source::Item:
-              // A bool binds 0 or 1, as sizes are integers.
-              if (module.buffer(b.tensor).layout.dtype == graph::DType::Bool)
-                linef("{} = 1 if {}.item() else 0", b.symbol, from);
-              else
-                linef("{} = {}.item()", b.symbol, from);
-              break;
-            default:
-              break;
-            }
+            unbackedBinding(b);
           },
-          [&](const AssertScalarLine &a) {
-            std::string condition = fmt::format("{} {} {}", expr(a.lhs),
-                                                graph::compareSpelling(a.cmp), expr(a.rhs));
-            linef("if not ({}):", condition);
-            ++indent;
-            linef("raise RuntimeError({})",
-                  pythonStringLiteral(a.message.empty() ? condition : a.message));
-            --indent;
-          },
+          [&](const AssertScalarLine &a) { assertScalar(a); },
           [&](const DeviceGuardEnterLine &d) {
             linef("with torch.cuda._DeviceGuard({}):", d.device);
             ++indent;

@@ -993,6 +993,8 @@ private:
   // --- Semantic step.
 
   void checkGraph(Graph &graph);
+  void checkBindSymbol(const BindSymbolNode &bind, const Ptr &p, bool indexOk,
+                       std::set<std::string, std::less<>> &bound);
   /// Fills doc->subgraphOrder; false (with a diagnostic) where subgraphs
   /// call each other in a loop.
   bool orderSubgraphs();
@@ -3082,6 +3084,30 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
 
 /// Walks one graph's nodes in order, tracking which tensors are defined, and
 /// checks every reference against the graph's tables.
+/// The rest of a bind_symbol node's checks: out of line, as most graphs
+/// have none (checkGraph's loop stays as small as it was without them).
+[[gnu::cold]] void Reader::checkBindSymbol(const BindSymbolNode &bind, const Ptr &p,
+                                           bool indexOk,
+                                           std::set<std::string, std::less<>> &bound) {
+  if (!indexOk)
+    error(p + "/index", fmt::format("'{}' is not a tuple buffer; an index selects items of one",
+                                    bind.tensor.text));
+  const Symbol *symbol = nullptr;
+  for (const Symbol &s : doc->main.symbols)
+    if (s.name == bind.symbol)
+      symbol = &s;
+  if (!symbol)
+    error(p + "/symbol", fmt::format("unknown symbol '{}'; declare it in /symbols with "
+                                     "\"unbacked\": true",
+                                     bind.symbol));
+  else if (!symbol->unbacked)
+    error(p + "/symbol", fmt::format("symbol '{}' is not unbacked; only symbols declared "
+                                     "\"unbacked\": true are bound by bind_symbol",
+                                     bind.symbol));
+  else if (!bound.insert(bind.symbol).second)
+    error(p + "/symbol", fmt::format("symbol '{}' is bound twice", bind.symbol));
+}
+
 void Reader::checkGraph(Graph &graph) {
   // Every input (symbol ones too), constant and buffer has an id, its index
   // as the reader resolved references to it (Graph.h's kNoTensor), and the
@@ -3578,30 +3604,13 @@ void Reader::checkGraph(Graph &graph) {
     } else if (auto *boxedBind = std::get_if<Boxed<BindSymbolNode>>(&node.body)) {
       const BindSymbolNode &bind = **boxedBind;
       const Value &tensor = bind.tensor;
-      if (bind.read != BindSymbolNode::Read::Expr)
+      if (bind.read != BindSymbolNode::Read::Expr) {
         useValue(tensor, p + "/tensor", useValue);
-      if (bind.read != BindSymbolNode::Read::Expr && tensor.kind == Value::Kind::Buffer) {
-        if (bind.index.empty())
+        if (tensor.kind == Value::Kind::Buffer && bind.index.empty())
           rejectTuple(tensor.text, tensor.tensor, p + "/tensor");
-        else if (!isTuple(tensor.text, tensor.tensor))
-          error(p + "/index", fmt::format("'{}' is not a tuple buffer; an index selects "
-                                          "items of one",
-                                          tensor.text));
       }
-      const Symbol *symbol = nullptr;
-      for (const Symbol &s : doc->main.symbols)
-        if (s.name == bind.symbol)
-          symbol = &s;
-      if (!symbol)
-        error(p + "/symbol", fmt::format("unknown symbol '{}'; declare it in /symbols with "
-                                         "\"unbacked\": true",
-                                         bind.symbol));
-      else if (!symbol->unbacked)
-        error(p + "/symbol", fmt::format("symbol '{}' is not unbacked; only symbols declared "
-                                         "\"unbacked\": true are bound by bind_symbol",
-                                         bind.symbol));
-      else if (!boundSymbols.insert(bind.symbol).second)
-        error(p + "/symbol", fmt::format("symbol '{}' is bound twice", bind.symbol));
+      checkBindSymbol(bind, p, bind.index.empty() || isTuple(tensor.text, tensor.tensor),
+                      boundSymbols);
     }
   }
   if (guardDepth != 0)

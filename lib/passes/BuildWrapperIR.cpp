@@ -262,6 +262,7 @@ private:
   void createBuffers(graph::Graph *consumed);
   bool bindSymbols();
   void buildNode(graph::Node &node);
+  void buildBindSymbol(graph::BindSymbolNode &b);
   void buildKernelCall(graph::KernelCallNode &call, std::string &pointer);
 };
 
@@ -483,6 +484,32 @@ void FunctionBuilder::buildKernelCall(graph::KernelCallNode &call, std::string &
   emit(std::move(line));
 }
 
+/// Out of line: most graphs bind no unbacked symbol, and the builder's hot
+/// paths keep their inlining.
+[[gnu::cold]] void FunctionBuilder::buildBindSymbol(graph::BindSymbolNode &b) {
+  using Read = graph::BindSymbolNode::Read;
+  using Source = SymbolBindingLine::Source;
+  SymbolBindingLine line;
+  line.symbol = std::move(b.symbol);
+  if (b.read == Read::Expr) {
+    line.source = Source::Expr;
+    line.expr = std::move(b.expr);
+    emit(std::move(line));
+    return;
+  }
+  line.source = b.read == Read::Size     ? Source::Size
+                : b.read == Read::Stride ? Source::Stride
+                : b.read == Read::Item   ? Source::Item
+                                         : Source::StorageOffset;
+  line.dim = b.dim;
+  Value tensor = convert(b.tensor);
+  line.tensor = tensor.buffer;
+  if (tensor.kind == Value::Kind::View)
+    line.view = std::move(tensor);
+  line.index = std::move(b.index);
+  emit(std::move(line));
+}
+
 void FunctionBuilder::buildNode(graph::Node &node) {
   std::visit(
       Overloaded{
@@ -601,30 +628,7 @@ void FunctionBuilder::buildNode(graph::Node &node) {
             markDefined(line.tupleResult);
             emit(std::move(line));
           },
-          [&](Boxed<graph::BindSymbolNode> &boxed) {
-            graph::BindSymbolNode &b = *boxed;
-            using Read = graph::BindSymbolNode::Read;
-            using Source = SymbolBindingLine::Source;
-            SymbolBindingLine line;
-            line.symbol = std::move(b.symbol);
-            if (b.read == Read::Expr) {
-              line.source = Source::Expr;
-              line.expr = std::move(b.expr);
-              emit(std::move(line));
-              return;
-            }
-            line.source = b.read == Read::Size     ? Source::Size
-                          : b.read == Read::Stride ? Source::Stride
-                          : b.read == Read::Item   ? Source::Item
-                                                   : Source::StorageOffset;
-            line.dim = b.dim;
-            Value tensor = convert(b.tensor);
-            line.tensor = tensor.buffer;
-            if (tensor.kind == Value::Kind::View)
-              line.view = std::move(tensor);
-            line.index = std::move(b.index);
-            emit(std::move(line));
-          },
+          [&](Boxed<graph::BindSymbolNode> &boxed) { buildBindSymbol(*boxed); },
           [&](Boxed<graph::AssertScalarNode> &boxed) {
             graph::AssertScalarNode &a = *boxed;
             emit(AssertScalarLine{std::move(a.lhs), std::move(a.rhs), a.cmp,
@@ -638,7 +642,7 @@ void FunctionBuilder::buildNode(graph::Node &node) {
 /// bindings of the unbacked symbols it uses, in its expressions or in the
 /// layout it allocates. Checked over the lines a node built (from \p first),
 /// so that a diagnostic names the node.
-bool FunctionBuilder::checkUnbackedUses(size_t first, std::string_view pointer) {
+[[gnu::cold]] bool FunctionBuilder::checkUnbackedUses(size_t first, std::string_view pointer) {
   bool ok = true;
   auto check = [&](const sym::Expr &e, std::string_view what) {
     if (e.isConstant())
@@ -761,8 +765,12 @@ bool FunctionBuilder::build(graph::Graph *consumed) {
       // The IR takes the node's parts over, and the rest is freed now: the
       // graph and its IR would otherwise both be alive at the end of this
       // pass, the peak of a large compilation.
-      buildNode(consumed->nodes[i]);
-      consumed->nodes[i] = graph::Node{};
+      graph::Node &built = consumed->nodes[i];
+      buildNode(built);
+      // Freed in place (an empty alternative, no pointer): cheaper than
+      // assigning a new node, which dispatches on both nodes' kinds.
+      built.body.emplace<graph::DeviceGuardExitNode>();
+      std::string().swap(built.pointer);
     } else {
       graph::Node node = graph.nodes[i];
       buildNode(node);
