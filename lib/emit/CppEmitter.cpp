@@ -1160,8 +1160,11 @@ void CppEmitter::body(std::string &text, const Line &l) {
                           m.indices.size() == 1 && m.indices[0].first != "dict";
             // No indices: the result is the value itself, which Inductor
             // wraps when a fallback returns one tensor (an FFT's).
+            // (A hook's results: the first and only one.)
             auto items = itemTuples.find(m.source);
-            const bool whole = m.indices.empty() && items != itemTuples.end() && items->second == 1;
+            const bool whole =
+                m.indices.empty() &&
+                (items != itemTuples.end() ? items->second == 1 : hooks() && source.isTuple);
             if (simple) {
               const std::string &key = m.indices[0].second;
               auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), index);
@@ -1170,7 +1173,8 @@ void CppEmitter::body(std::string &text, const Line &l) {
             if (!simple && !whole)
               unsupported(fmt::format("multi-output unpacking of '{}' (only one level of tuple or "
                                       "list indexing of an extern kernel's or a cond's result{})",
-                                      source.name, aoti() ? ", or the one tensor it returns" : ""));
+                                      source.name,
+                                      aoti() || hooks() ? ", or the one tensor it returns" : ""));
             const std::string &result = name(m.result);
             if (itemTuples.count(m.source)) {
               if (aoti()) {
