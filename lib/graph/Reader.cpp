@@ -993,7 +993,7 @@ private:
   // --- Semantic step.
 
   void checkGraph(Graph &graph);
-  void checkBindSymbol(const BindSymbolNode &bind, const Ptr &p, bool indexOk,
+  void checkBindSymbol(const BindSymbolNode &bind, const Ptr &p, bool indexOk, bool integer,
                        std::set<std::string, std::less<>> &bound);
   /// Fills doc->subgraphOrder; false (with a diagnostic) where subgraphs
   /// call each other in a loop.
@@ -3087,8 +3087,10 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
 /// The rest of a bind_symbol node's checks: out of line, as most graphs
 /// have none (checkGraph's loop stays as small as it was without them).
 [[gnu::cold]] void Reader::checkBindSymbol(const BindSymbolNode &bind, const Ptr &p,
-                                           bool indexOk,
+                                           bool indexOk, bool integer,
                                            std::set<std::string, std::less<>> &bound) {
+  if (!integer)
+    error(p + "/tensor", "an item read binds an integer: expected an integer or bool tensor");
   if (!indexOk)
     error(p + "/index", fmt::format("'{}' is not a tuple buffer; an index selects items of one",
                                     bind.tensor.text));
@@ -3609,8 +3611,23 @@ void Reader::checkGraph(Graph &graph) {
         if (tensor.kind == Value::Kind::Buffer && bind.index.empty())
           rejectTuple(tensor.text, tensor.tensor, p + "/tensor");
       }
+      // .item() binds an integer: of an integer or bool tensor only.
+      bool integer = true;
+      if (bind.read == BindSymbolNode::Read::Item) {
+        const bool view = tensor.kind == Value::Kind::View;
+        if (const TensorInfo *info = findTensor(view ? tensor.view->base : tensor.text,
+                                                view ? tensor.view->baseId : tensor.tensor)) {
+          const Layout &layout = info->kind == TensorKind::Buffer ? graph.buffers[info->index].layout
+                                 : info->kind == TensorKind::Input
+                                     ? graph.inputs[info->index].layout
+                                     : graph.constants[info->index].layout;
+          const DType d = layout.dtype;
+          integer = d == DType::Bool || d == DType::UInt8 || d == DType::Int8 ||
+                    d == DType::Int16 || d == DType::Int32 || d == DType::Int64;
+        }
+      }
       checkBindSymbol(bind, p, bind.index.empty() || isTuple(tensor.text, tensor.tensor),
-                      boundSymbols);
+                      integer, boundSymbols);
     }
   }
   if (guardDepth != 0)

@@ -62,6 +62,5 @@ def with_ptx(d):
 variant("cpp-storage-offset",
         lambda d: (with_ptx(d), bind_of(d, "u1").update(read="storage_offset")),
         args=("--emit=cpp", "--cpp-abi=aoti"))
-variant("cpp-float-item", lambda d: (with_ptx(d), d["inputs"][1].update(dtype="float32")),
-        args=("--emit=cpp", "--cpp-abi=aoti"))
+variant("item-of-float", lambda d: d["inputs"][1].update(dtype="float32"))
 variants.run(sys.argv[3])
