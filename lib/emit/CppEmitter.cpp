@@ -1265,13 +1265,8 @@ void CppEmitter::body(std::string &text, const Line &l) {
           [&](const AssertScalarLine &a) {
             std::string condition =
                 fmt::format("{} {} {}", expr(a.lhs), graph::compareSpelling(a.cmp), expr(a.rhs));
-            std::string message =
-                a.message.empty()
-                    ? fmt::format("{} {} {}", sym::toString(a.lhs),
-                                  graph::compareSpelling(a.cmp), sym::toString(a.rhs))
-                    : a.message;
             line(fmt::format("if (!({})) throw wirc::rt::Error({});", condition,
-                             cppStringLiteral(message)));
+                             cppStringLiteral(a.what())));
           },
           [&](const DeviceGuardEnterLine &) {},
           [&](const DeviceGuardExitLine &) {},

@@ -816,11 +816,7 @@ void FxGraphPrinter::line(const Line &l) {
               s += '(';
               appendRef(s, holds);
               s += ", "sv;
-              s += pythonStringLiteral(a.message.empty()
-                                           ? fmt::format("{} {} {}", sym::toString(a.lhs),
-                                                         graph::compareSpelling(a.cmp),
-                                                         sym::toString(a.rhs))
-                                           : a.message);
+              s += pythonStringLiteral(a.what());
               s += ')';
               s += kNoKwargs;
             });

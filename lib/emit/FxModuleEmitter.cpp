@@ -595,11 +595,7 @@ void GraphBuilder::emitLine(const Line &l) {
             linef("{} = g.call_function(operator.{}, ({}, {}))", holds,
                   kOps[static_cast<size_t>(a.cmp)], lhs, rhs);
             linef("g.call_function(torch.ops.aten._assert_scalar.default, ({}, {}))", holds,
-                  pythonStringLiteral(a.message.empty()
-                                          ? fmt::format("{} {} {}", sym::toString(a.lhs),
-                                                        graph::compareSpelling(a.cmp),
-                                                        sym::toString(a.rhs))
-                                          : a.message));
+                  pythonStringLiteral(a.what()));
           },
           [&](const DeviceGuardEnterLine &) {},
           [&](const DeviceGuardExitLine &) {},

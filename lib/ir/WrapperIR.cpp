@@ -57,6 +57,13 @@ std::vector<std::pair<BufferId, BufferId>> functionBufferRanges(const Module &mo
   return ranges;
 }
 
+std::string AssertScalarLine::what() const {
+  if (!message.empty())
+    return message;
+  return sym::toString(lhs) + " " + std::string(graph::compareSpelling(cmp)) + " " +
+         sym::toString(rhs);
+}
+
 std::string_view lineKindName(const Line &line) {
   return std::visit(
       Overloaded{

@@ -324,6 +324,9 @@ struct AssertScalarLine {
   sym::Expr rhs;
   graph::Compare cmp = graph::Compare::EQ;
   std::string message;
+
+  /// \c message, or the condition where the graph gives none.
+  std::string what() const;
 };
 
 struct DeviceGuardEnterLine {
