@@ -577,3 +577,41 @@ def nonzero_gather():
         idx = torch.nonzero(x.abs() > 1).squeeze(1)
         return (x[idx] * w[idx]).sum() + idx.numel()
     return fn, (randn(64), randn(64))
+
+
+@program("masked_fill_count", data_dependent=True)
+def masked_fill_count():
+    def fn(x):
+        n = (x > 0).sum().item()
+        torch._check(n >= 0)
+        return torch.ones(n, device=x.device) * 2, x.relu()
+    return fn, (randn(40),)
+
+
+@program("argwhere_rows", data_dependent=True)
+def argwhere_rows():
+    def fn(x):
+        rows = torch.argwhere(x.sum(1) > 0).squeeze(1)
+        return x[rows].softmax(-1)
+    return fn, (randn(16, 8),)
+
+
+@program("bincount_norm", data_dependent=True)
+def bincount_norm():
+    def fn(idx, w):
+        counts = torch.bincount(idx, minlength=4)
+        return counts.float() / counts.sum() + w.mean()
+    return fn, (torch.randint(0, 6, (50,), device=CUDA), randn(8))
+
+
+@program("masked_select_grad", data_dependent=True, training=True)
+def masked_select_grad():
+    lin = nn.Linear(8, 8).to(CUDA)
+
+    def fn(x):
+        lin.zero_grad(set_to_none=True)
+        h = lin(x)
+        loss = h[h > 0].pow(2).sum()
+        loss.backward()
+        return loss.detach(), lin.weight.grad.clone()
+    return fn, (randn(4, 8),)
