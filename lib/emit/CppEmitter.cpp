@@ -190,24 +190,21 @@ private:
     return module.buffer(b).kind == BufferKind::Intermediate && !(b < pooled.size() && pooled[b]);
   }
 
-  /// The C++ type `.item()` reads an element of \p dtype as, or "" where
-  /// the element is not an integer.
-  static std::string_view readType(graph::DType dtype) {
+  /// The C++ type of an element of \p dtype, or "" where wirc has none.
+  static std::string_view elementCType(graph::DType dtype) {
     switch (dtype) {
-    case graph::DType::Bool:
-      return "bool";
-    case graph::DType::Int8:
-      return "int8_t";
-    case graph::DType::UInt8:
-      return "uint8_t";
-    case graph::DType::Int16:
-      return "int16_t";
-    case graph::DType::Int32:
-      return "int32_t";
-    case graph::DType::Int64:
-      return "int64_t";
-    default:
-      return "";
+    case graph::DType::Bool: return "bool";
+    case graph::DType::UInt8: return "uint8_t";
+    case graph::DType::Int8: return "int8_t";
+    case graph::DType::Int16: return "int16_t";
+    case graph::DType::Int32: return "int32_t";
+    case graph::DType::Int64: return "int64_t";
+    case graph::DType::UInt16: return "uint16_t";
+    case graph::DType::UInt32: return "uint32_t";
+    case graph::DType::UInt64: return "uint64_t";
+    case graph::DType::Float32: return "float";
+    case graph::DType::Float64: return "double";
+    default: return "";
     }
   }
 
@@ -489,21 +486,9 @@ std::string CppEmitter::aotiScalarTensor(const Value &v, std::string &decls,
     else
       dtype = *scalarPeer;
   }
-  const char *ctype = nullptr;
-  switch (dtype) {
-  case DType::Bool: ctype = "bool"; break;
-  case DType::UInt8: ctype = "uint8_t"; break;
-  case DType::Int8: ctype = "int8_t"; break;
-  case DType::Int16: ctype = "int16_t"; break;
-  case DType::Int32: ctype = "int32_t"; break;
-  case DType::Int64: ctype = "int64_t"; break;
-  case DType::UInt16: ctype = "uint16_t"; break;
-  case DType::UInt32: ctype = "uint32_t"; break;
-  case DType::UInt64: ctype = "uint64_t"; break;
-  case DType::Float32: ctype = "float"; break;
-  case DType::Float64: ctype = "double"; break;
-  default: unsupported("a number passed as a tensor of a dtype the C shim cannot make");
-  }
+  std::string_view ctype = elementCType(dtype);
+  if (ctype.empty())
+    unsupported("a number passed as a tensor of a dtype the C shim cannot make");
   std::string var = fmt::format("wirc_{}", counter++);
   decls += fmt::format("    wirc::rt::aoti::Handle {0} = wirc::rt::aoti::scalar_tensor("
                        "aoti_torch_scalar_to_tensor_{1}, static_cast<{2}>({3}), \"{0}\");\n",
@@ -1251,7 +1236,8 @@ void CppEmitter::body(std::string &text, const Line &l) {
             if (base.isTuple || !b.index.empty())
               unsupported(fmt::format("symbol '{}' bound to an item of a tuple buffer",
                                       b.symbol));
-            std::string_view type = readType(base.layout.dtype);
+            std::string_view type =
+                graph::isIntegral(base.layout.dtype) ? elementCType(base.layout.dtype) : "";
             if (type.empty())
               unsupported(fmt::format("symbol '{}' bound to an element of {} tensor '{}' (integer "
                                       "and bool tensors only)",

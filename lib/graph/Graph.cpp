@@ -119,6 +119,23 @@ std::string_view argRoleName(ArgRole role) {
   return "input";
 }
 
+bool isIntegral(DType dtype) {
+  switch (dtype) {
+  case DType::Bool:
+  case DType::UInt8:
+  case DType::Int8:
+  case DType::Int16:
+  case DType::Int32:
+  case DType::Int64:
+  case DType::UInt16:
+  case DType::UInt32:
+  case DType::UInt64:
+    return true;
+  default:
+    return false;
+  }
+}
+
 std::string_view bindReadName(BindSymbolNode::Read read) {
   switch (read) {
   case BindSymbolNode::Read::Size:

@@ -3621,9 +3621,7 @@ void Reader::checkGraph(Graph &graph) {
                                  : info->kind == TensorKind::Input
                                      ? graph.inputs[info->index].layout
                                      : graph.constants[info->index].layout;
-          const DType d = layout.dtype;
-          integer = d == DType::Bool || d == DType::UInt8 || d == DType::Int8 ||
-                    d == DType::Int16 || d == DType::Int32 || d == DType::Int64;
+          integer = isIntegral(layout.dtype);
         }
       }
       checkBindSymbol(bind, p, bind.index.empty() || isTuple(tensor.text, tensor.tensor),

@@ -54,6 +54,8 @@ std::string_view dtypeName(DType dtype);
 std::optional<DType> parseDType(std::string_view name);
 /// Bytes per element.
 unsigned dtypeSize(DType dtype);
+/// Bool and the integer dtypes: those whose element binds a size (`.item()`).
+bool isIntegral(DType dtype);
 
 struct Device {
   enum class Kind : uint8_t { CPU, CUDA };
