@@ -948,8 +948,14 @@ void CppEmitter::launcher(const KernelCallLine &call) {
   out += fmt::format("static void launch_{}_{}(wirc::rt::LazyKernel &kernel, CUstream stream, "
                      "int64_t grid_0, int64_t grid_1, int64_t grid_2",
                      kernel.name, call.config);
+  // Floating-point scalars travel as double, integers as int64_t; each is
+  // narrowed to the parameter's type below.
   for (const auto &[param, type] : params)
-    out += fmt::format(", {} {}", type.empty() ? "CUdeviceptr" : "int64_t", param);
+    out += fmt::format(", {} {}",
+                       type.empty()                          ? "CUdeviceptr"
+                       : type == "float" || type == "double" ? "double"
+                                                             : "int64_t",
+                       param);
   out += ") {\n";
   out += "  if (grid_0 == 0 || grid_1 == 0 || grid_2 == 0)\n    return;\n";
   std::string args;
@@ -958,7 +964,7 @@ void CppEmitter::launcher(const KernelCallLine &call) {
       out += fmt::format("  int32_t {0}_arg = wirc::rt::to_i32({0}, \"{1}\");\n", param,
                          kernel.name);
       args += fmt::format("&{}_arg, ", param);
-    } else if (!type.empty() && type != "int64_t") {
+    } else if (!type.empty() && type != "int64_t" && type != "double") {
       out += fmt::format("  {0} {1}_arg = static_cast<{0}>({1});\n", type, param);
       args += fmt::format("&{}_arg, ", param);
     } else {
@@ -1095,10 +1101,23 @@ void CppEmitter::body(std::string &text, const Line &l) {
                   return p.type != "constexpr" && !config.kwarg(p.name);
               return false;
             };
+            // A tensor passed for a scalar parameter is a one-element CPU
+            // tensor (name-kernel-args checks it): its value is read here.
             std::string args;
-            for (const CallArg &arg : call.args)
-              if (arg.role != graph::ArgRole::Removed && passed(arg.param))
-                args += ", " + argument(arg.value);
+            for (const CallArg &arg : call.args) {
+              if (arg.role == graph::ArgRole::Removed || !passed(arg.param))
+                continue;
+              if (arg.value.kind == Value::Kind::Buffer && kernel.takesScalar(arg.param)) {
+                const BufferInfo &info = module.buffer(arg.value.buffer);
+                std::string_view ctype = elementCType(info.layout.dtype);
+                if (ctype.empty())
+                  unsupported(fmt::format("a {} CPU tensor read as a kernel's scalar",
+                                          graph::dtypeName(info.layout.dtype)));
+                args += fmt::format(", wirc::rt::host_scalar<{}>({})", ctype, info.name);
+                continue;
+              }
+              args += ", " + argument(arg.value);
+            }
             for (const auto &[numel, e] : call.numels)
               if (passed(numel))
                 args += ", " + expr(e);

@@ -554,6 +554,8 @@ private:
 
   void line(const Line &l);
   void kernelCall(const KernelCallLine &call);
+  /// kernelCall: the nodes reading CPU tensors passed for scalar parameters.
+  std::vector<unsigned> scalarItems;
 };
 
 void FxGraphPrinter::kernelCall(const KernelCallLine &call) {
@@ -571,6 +573,18 @@ void FxGraphPrinter::kernelCall(const KernelCallLine &call) {
   const graph::KernelConfig &config = kernel.configs.at(call.config);
   if (call.grids.size() <= call.config)
     throw InternalError("FX: kernel call without folded grids");
+  // A one-element CPU tensor passed for a scalar parameter is read first: the
+  // launch takes its value, as Triton's own launcher does.
+  scalarItems.clear();
+  for (const CallArg &arg : call.args)
+    if (arg.role != graph::ArgRole::Removed && arg.value.kind == Value::Kind::Buffer &&
+        kernel.takesScalar(arg.param))
+      scalarItems.push_back(callNode("item", "torch.ops.aten.item.default", [&](TextBuffer &s) {
+        s += '(';
+        appendBuffer(s, arg.value.buffer);
+        s += ",)"sv;
+        s += kNoKwargs;
+      }));
   // The kwargs first: views used as arguments become nodes before the
   // launch, and take their names first.
   TextBuffer &inner = scratch;
@@ -580,13 +594,17 @@ void FxGraphPrinter::kernelCall(const KernelCallLine &call) {
       inner += ", "sv;
   };
   beginUser();
+  size_t nextItem = 0;
   for (const CallArg &arg : call.args) {
     if (arg.role == graph::ArgRole::Removed)
       continue;
     separate();
     inner += arg.param;
     inner += ": "sv;
-    appendValue(inner, arg.value);
+    if (arg.value.kind == Value::Kind::Buffer && kernel.takesScalar(arg.param))
+      appendRef(inner, scalarItems[nextItem++]);
+    else
+      appendValue(inner, arg.value);
   }
   user = kOutputUser;
   for (const auto &[numel, e] : call.numels) {

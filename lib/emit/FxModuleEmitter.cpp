@@ -366,11 +366,22 @@ void GraphBuilder::kernelCall(const KernelCallLine &call) {
   if (call.grids.size() <= call.config)
     throw InternalError("fx-module: kernel call without folded grids");
   const graph::KernelConfig &config = kernel.configs.at(call.config);
+  // A one-element CPU tensor passed for a scalar parameter is read first: the
+  // launch takes its value, as Triton's own launcher does.
+  std::vector<std::string> scalars;
+  for (const CallArg &arg : call.args)
+    if (arg.role != graph::ArgRole::Removed && arg.value.kind == Value::Kind::Buffer &&
+        kernel.takesScalar(arg.param)) {
+      scalars.push_back(fresh("item"));
+      linef("{} = g.call_function(torch.ops.aten.item.default, ({},))", scalars.back(),
+            var(arg.value.buffer));
+    }
   args.clear();
   auto separate = [&] {
     if (!args.empty())
       args += ", "sv;
   };
+  size_t nextScalar = 0;
   for (const CallArg &arg : call.args) {
     if (arg.role == graph::ArgRole::Removed)
       continue;
@@ -378,7 +389,10 @@ void GraphBuilder::kernelCall(const KernelCallLine &call) {
     args += '\'';
     args += arg.param;
     args += "': "sv;
-    appendValue(args, arg.value);
+    if (arg.value.kind == Value::Kind::Buffer && kernel.takesScalar(arg.param))
+      args += scalars[nextScalar++];
+    else
+      appendValue(args, arg.value);
   }
   for (const auto &[numel, e] : call.numels) {
     separate();

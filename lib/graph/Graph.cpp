@@ -1,6 +1,7 @@
 //===- Graph.cpp ----------------------------------------------------------===//
 #include "wirc/graph/Graph.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 
@@ -198,6 +199,19 @@ sym::SymbolValues Document::hints() const {
   for (const Symbol &symbol : main.symbols)
     values.emplace(symbol.name, symbol.hint);
   return values;
+}
+
+bool isTritonScalarType(std::string_view type) {
+  static constexpr std::string_view kScalars[] = {"i1", "i8",  "i16", "i32",  "i64",  "u1",  "u8",
+                                                  "u16", "u32", "u64", "fp16", "bf16", "fp32", "fp64"};
+  return std::find(std::begin(kScalars), std::end(kScalars), type) != std::end(kScalars);
+}
+
+bool Kernel::takesScalar(std::string_view param) const {
+  for (const KernelParam &p : signature)
+    if (p.name == param)
+      return isTritonScalarType(p.type);
+  return false;
 }
 
 } // namespace wirc::graph

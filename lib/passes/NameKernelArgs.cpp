@@ -209,6 +209,64 @@ private:
   }
 };
 
+/// True if every size of \p layout is the literal 1 (a 0-d tensor included).
+bool isOneElement(const graph::Layout &layout) {
+  for (const sym::Expr &e : layout.size)
+    if (!e.isConstant() || e.constant() != 1)
+      return false;
+  return true;
+}
+
+/// Checks each argument against its parameter's type in the signature: a
+/// pointer takes a tensor, and a scalar parameter takes a number or size,
+/// or a one-element CPU tensor, which the launch reads as its value (Inductor
+/// passes a 0-d CPU tensor input of a CUDA graph this way).
+bool checkArgKinds(const Module &module, const graph::Kernel &kernel, const KernelCallLine &call,
+                   const Function &function, PassContext &ctx) {
+  const graph::KernelConfig *config =
+      call.config < kernel.configs.size() ? &kernel.configs[call.config] : nullptr;
+  size_t p = 0;
+  auto nextType = [&]() -> std::string_view {
+    while (p < kernel.signature.size() && config && config->kwarg(kernel.signature[p].name))
+      ++p;
+    return p < kernel.signature.size() ? std::string_view(kernel.signature[p++].type) : "";
+  };
+  bool ok = true;
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    const CallArg &arg = call.args[i];
+    if (arg.role == graph::ArgRole::Removed)
+      continue;
+    std::string_view type = nextType();
+    bool tensor = arg.value.kind == Value::Kind::Buffer || arg.value.kind == Value::Kind::View;
+    auto fail = [&](const std::string &what) {
+      ctx.diag.error(fmt::format("{}/args/{}", function.originOf(call), i),
+                     fmt::format("kernel '{}' parameter '{}' ({}): {}", kernel.name, arg.param,
+                                 type, what));
+      ok = false;
+    };
+    if (type.starts_with('*')) {
+      if (!tensor)
+        fail("a pointer parameter takes a tensor, not a number");
+    } else if (tensor && graph::isTritonScalarType(type)) {
+      const BufferInfo &info = module.buffer(arg.value.buffer);
+      std::string why;
+      if (arg.role != graph::ArgRole::Input)
+        why = "written by the call";
+      else if (arg.value.kind == Value::Kind::View)
+        why = "passed as a view";
+      else if (info.layout.device.kind != graph::Device::Kind::CPU)
+        why = "on " + graph::deviceName(info.layout.device);
+      else if (!isOneElement(info.layout))
+        why = "not of one element";
+      if (!why.empty())
+        fail(fmt::format("a scalar parameter takes a number, or a one-element CPU tensor "
+                         "read as its value; '{}' is {}",
+                         info.name, why));
+    }
+  }
+  return ok;
+}
+
 } // namespace
 
 bool nameKernelArgs(Module &module, PassContext &ctx) {
@@ -283,7 +341,9 @@ bool nameKernelArgs(Module &module, PassContext &ctx) {
                        fmt::format("call of kernel '{}' passes ({}) but its signature takes ({})",
                                    kernel.name, list(passed), list(expected.names)));
         ok = false;
+        continue;
       }
+      ok &= checkArgKinds(module, kernel, *call, function, ctx);
     }
   }
   return ok;

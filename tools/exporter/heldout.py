@@ -615,3 +615,161 @@ def masked_select_grad():
         loss.backward()
         return loss.detach(), lin.weight.grad.clone()
     return fn, (randn(4, 8),)
+
+
+# Custom operators (torch.library.custom_op) reach Inductor as fallback
+# kernels of a namespace of their own: one functional, one that mutates its
+# argument in place (auto_functionalized, re-inplaced by Inductor), one with
+# two results.
+@torch.library.custom_op("wirc_heldout::scaled_tanh", mutates_args=())
+def _scaled_tanh(x: torch.Tensor, scale: float) -> torch.Tensor:
+    return torch.tanh(x) * scale
+
+
+@_scaled_tanh.register_fake
+def _(x, scale):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("wirc_heldout::accumulate", mutates_args=("acc",))
+def _accumulate(acc: torch.Tensor, x: torch.Tensor) -> None:
+    acc.add_(x)
+
+
+@torch.library.custom_op("wirc_heldout::split_sign", mutates_args=())
+def _split_sign(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    return x.clamp(min=0), x.clamp(max=0)
+
+
+@_split_sign.register_fake
+def _(x):
+    return torch.empty_like(x), torch.empty_like(x)
+
+
+@program("custom_op_chain")
+def custom_op_chain():
+    def fn(x, acc):
+        y = torch.ops.wirc_heldout.scaled_tanh(x * 2 + 1, 0.5)
+        pos, neg = torch.ops.wirc_heldout.split_sign(y - 0.1)
+        torch.ops.wirc_heldout.accumulate(acc, pos.exp())
+        return pos + neg.abs(), acc * 3
+    return fn, (randn(8, 16), randn(8, 16))
+
+
+@program("flex_attention_score_mod")
+def flex_attention_score_mod():
+    from torch.nn.attention.flex_attention import flex_attention
+
+    def relative(score, b, h, q_idx, kv_idx):
+        return score + (q_idx - kv_idx) * 0.01
+
+    def fn(q, k, v):
+        return flex_attention(q, k, v, score_mod=relative)
+    return fn, (randn(2, 4, 256, 64), randn(2, 4, 256, 64), randn(2, 4, 256, 64))
+
+
+@program("flex_attention_causal")
+def flex_attention_causal():
+    from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+
+    def causal(b, h, q_idx, kv_idx):
+        return q_idx >= kv_idx
+    mask = create_block_mask(causal, B=None, H=None, Q_LEN=256, KV_LEN=256, device=CUDA)
+
+    def fn(q, k, v):
+        return flex_attention(q, k, v, block_mask=mask).sum(1)
+    return fn, (randn(1, 2, 256, 64, dtype=torch.float16),
+                randn(1, 2, 256, 64, dtype=torch.float16),
+                randn(1, 2, 256, 64, dtype=torch.float16))
+
+
+@program("rope_complex")
+def rope_complex():
+    angles = torch.outer(torch.arange(16, device=CUDA, dtype=torch.float32),
+                         torch.linspace(0.1, 1.0, 8, device=CUDA))
+    freqs = torch.polar(torch.ones_like(angles), angles)
+
+    def fn(x):
+        xc = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2))
+        return torch.view_as_real(xc * freqs[None, :, None, :]).flatten(3) * 1.5
+    return fn, (randn(2, 16, 4, 16),)
+
+
+@program("channels_last_conv")
+def channels_last_conv():
+    conv = nn.Conv2d(8, 16, 3, padding=1).to(CUDA).to(memory_format=torch.channels_last)
+
+    def fn(x):
+        return F.relu(conv(x)) * 2 + x.mean()
+    return fn, (randn(4, 8, 16, 16).to(memory_format=torch.channels_last),)
+
+
+@program("fp8_scaled_mm")
+def fp8_scaled_mm():
+    def fn(a, b, scale_a, scale_b):
+        y = torch._scaled_mm(a, b, scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16)
+        return F.relu(y) + 1
+    a = randn(32, 64).to(torch.float8_e4m3fn)
+    b = randn(32, 64).to(torch.float8_e4m3fn).t()
+    return fn, (a, b, torch.tensor(0.5, device=CUDA), torch.tensor(2.0, device=CUDA))
+
+
+@program("int8_mm")
+def int8_mm():
+    def fn(a, b, scale):
+        return torch._int_mm(a, b).float() * scale + 1
+    a = torch.randint(-8, 8, (32, 64), device=CUDA, dtype=torch.int8)
+    b = torch.randint(-8, 8, (64, 32), device=CUDA, dtype=torch.int8)
+    return fn, (a, b, randn(32))
+
+
+@program("checkpoint_training", training=True)
+def checkpoint_training():
+    from torch.utils.checkpoint import checkpoint
+    lin1 = nn.Linear(16, 32).to(CUDA)
+    lin2 = nn.Linear(32, 16).to(CUDA)
+
+    def block(t):
+        return lin2(F.gelu(lin1(t)))
+
+    def fn(x):
+        lin1.zero_grad(set_to_none=True)
+        lin2.zero_grad(set_to_none=True)
+        y = checkpoint(block, x, use_reentrant=False)
+        y.square().mean().backward()
+        return y.detach(), lin1.weight.grad.clone(), lin2.bias.grad.clone()
+    return fn, (randn(8, 16),)
+
+
+@program("dynamic_training", dynamic=True, training=True)
+def dynamic_training():
+    lin = nn.Linear(16, 16).to(CUDA)
+    norm = nn.LayerNorm(16).to(CUDA)
+
+    def fn(x):
+        lin.zero_grad(set_to_none=True)
+        norm.zero_grad(set_to_none=True)
+        y = norm(F.silu(lin(x)))
+        y.sum().backward()
+        return y.detach(), lin.weight.grad.clone(), norm.bias.grad.clone()
+    return fn, (randn(12, 16),)
+
+
+@program("sdpa_dropout_training", training=True, rng=True)
+def sdpa_dropout_training():
+    proj = nn.Linear(32, 96).to(CUDA)
+
+    def fn(x):
+        proj.zero_grad(set_to_none=True)
+        q, k, v = proj(x).view(2, 64, 3, 2, 16).permute(2, 0, 3, 1, 4)
+        y = F.scaled_dot_product_attention(q, k, v, dropout_p=0.1)
+        y.sum().backward()
+        return y.detach(), proj.weight.grad.clone()
+    return fn, (randn(2, 64, 32),)
+
+
+@program("cpu_scalar_input")
+def cpu_scalar_input():
+    def fn(x, t):
+        return (x * t + t).sigmoid()
+    return fn, (randn(64), torch.tensor(2.5))

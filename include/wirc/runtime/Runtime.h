@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -226,6 +227,14 @@ template <typename T> int64_t read_scalar(CUdeviceptr at, CUstream stream, const
   T value{};
   check(cuMemcpyDtoH(&value, at, sizeof(T)), "cuMemcpyDtoH", what);
   return static_cast<int64_t>(value);
+}
+
+/// The one element of a CPU tensor, which a kernel takes as a scalar
+/// parameter (a 0-d CPU input of a CUDA graph).
+template <typename T> T host_scalar(const Tensor &t) {
+  T value{};
+  std::memcpy(&value, reinterpret_cast<const void *>(static_cast<uintptr_t>(t.data)), sizeof(T));
+  return value;
 }
 
 /// Narrows a size to a kernel's 32-bit parameter, checked.

@@ -239,6 +239,13 @@ def _wrap_tensor(t: _Tensor, dtype_name: str):
     return tensor.view(dtype) if tensor.dtype != dtype else tensor
 
 
+# Host tensors an op returned, by the address of the device copy the wrapper
+# holds (see _PythonHooks._call): an op that takes such a tensor back gets the
+# host tensor, as it would in eager (SDPA's backward reads its philox seed and
+# offset on the host).
+_HOST_ORIGINS: dict = {}
+
+
 def _to_python(v: _Value):
     import torch
     if v.kind == NONE:
@@ -252,6 +259,10 @@ def _to_python(v: _Value):
     if v.kind == STRING:
         return ctypes.string_at(v.text, v.int_value).decode("utf-8", "surrogateescape")
     if v.kind == TENSOR:
+        host = _HOST_ORIGINS.get(v.tensor.data) if v.tensor.data else None
+        if host is not None and list(host.shape) == [v.tensor.sizes[d]
+                                                     for d in range(v.tensor.rank)]:
+            return host
         return _wrap_tensor(v.tensor, ctypes.string_at(v.text).decode())
     if v.kind == DTYPE:
         return getattr(torch, ctypes.string_at(v.text).decode())
@@ -302,9 +313,14 @@ class _PythonHooks:
                     continue  # a zero descriptor stands for a value that is no tensor
                 if not item.is_cuda:
                     # The wrapper holds device tensors only. Small host results
-                    # (SDPA's philox seed and offset) travel as device copies.
+                    # (SDPA's philox seed and offset) travel as device copies;
+                    # an op given the copy back gets the host tensor.
+                    host = item
                     item = item.cuda()
                     items[i] = item
+                    if item.data_ptr():
+                        _HOST_ORIGINS[item.data_ptr()] = host
+                        keep.append(host)
                 if item.dim() > MAX_RANK:
                     raise RuntimeError(f"{op} returned a {item.device} tensor of rank {item.dim()}; "
                                        f"the wrapper takes CUDA tensors up to rank {MAX_RANK}")
@@ -330,7 +346,10 @@ class _PythonHooks:
             return 1
 
     def _release(self, owner):
-        self.kept.pop(owner, None)
+        import torch
+        for t in self.kept.pop(owner, None) or []:
+            if isinstance(t, torch.Tensor) and t.is_cuda:
+                _HOST_ORIGINS.pop(t.data_ptr(), None)
 
 
 class Runner:

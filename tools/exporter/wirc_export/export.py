@@ -233,6 +233,21 @@ def _static_grid(kernel: str, inductor_meta: dict, cfg: Any) -> list:
     return dims
 
 
+def _tensor_names(value: Any) -> set:
+    """The tensor names a graph node (or part of one) refers to."""
+    names = set()
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in ("buffer", "base", "result", "source") and isinstance(item, str):
+                names.add(item)
+            else:
+                names |= _tensor_names(item)
+    elif isinstance(value, list):
+        for item in value:
+            names |= _tensor_names(item)
+    return names
+
+
 class _GraphConverter:
     """Converts one wrapper's lines into a graph document."""
 
@@ -264,6 +279,9 @@ class _GraphConverter:
         self.slice_lines: list[str] = []
         self.input_names = list(self.graph.graph_inputs.keys())
         self.constant_names = list(self.graph.constants.keys())
+        # Buffers the wrapper allocated that no node has used yet.
+        self.fresh: set[str] = set()
+        self.checked_nodes = 0
 
     # --- values -------------------------------------------------------------
 
@@ -531,6 +549,11 @@ class _GraphConverter:
             # from the kernel's mutated arguments.
             if role is None and self.is_tensor(raw):
                 role = "in_out" if param in mutated_names else "input"
+                # A buffer the wrapper allocated for this call (a template's
+                # logsumexp, which the kernel writes without naming it an
+                # output, or an empty placeholder) is defined here.
+                if isinstance(raw, str) and raw in self.fresh:
+                    role = "output"
             if role in ("input", "output", "in_out"):
                 ref = self.tensor_ref(raw)
                 arg = {"role": role, "name": param, **ref}
@@ -881,6 +904,11 @@ class _GraphConverter:
                            "result": result})
 
     def line(self, line: Any) -> None:
+        # What the nodes made since the last line use is no longer fresh.
+        if self.fresh:
+            for node in self.nodes[self.checked_nodes:]:
+                self.fresh.difference_update(_tensor_names(node))
+        self.checked_nodes = len(self.nodes)
         # Inductor's own text for a torch.cond or torch.while_loop lies
         # between the markers; the exported node stands for all of it.
         if isinstance(line, _ControlFlowEnd):
@@ -923,9 +951,14 @@ class _GraphConverter:
             else:
                 raise ExportError(f"wrapper line is plain text, not Wrapper IR: {stripped[:80]!r}")
             return
-        if kind in ("LineContext", "NullLine", "AllocateLine", "FreeIfNotReusedLine",
-                    "FreeLine"):
+        if kind == "AllocateLine":
+            self.fresh.add(line.node.get_name())
             return
+        if kind in ("LineContext", "NullLine", "FreeIfNotReusedLine", "FreeLine"):
+            return
+        self.dispatch(line, kind)
+
+    def dispatch(self, line: Any, kind: str) -> None:
         if kind == "KernelDefinitionLine":
             self.define_kernel(line)
         elif kind == "KernelCallLine":
@@ -1210,6 +1243,23 @@ class _ExportingSubgraphCodegen(_MarksControlFlow, W.SubgraphPythonWrapperCodege
         return super()._generate(is_inference)
 
 
+class _RejectsCpuGraphs(W.PythonWrapperCodegen):
+    """The wrapper of a graph whose tensors are all on the CPU: Inductor's C++
+    kernels are not wirc's, so exporting stops with an error naming the
+    graph rather than leaving it out of the export unnoticed."""
+
+    @staticmethod
+    def create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures=None):
+        return _RejectsCpuGraphs()
+
+    def _generate(self, is_inference):
+        if _ACTIVE is not None:
+            raise ExportError(f"graph {getattr(V.graph, 'name', None) or '(unnamed)'} runs on the CPU: wirc "
+                              "exports CUDA graphs (Triton kernels), not Inductor's CPU "
+                              "backend (C++ kernels); run the program on a CUDA device")
+        return super()._generate(is_inference)
+
+
 @contextlib.contextmanager
 def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] = None,
               wirc: str = "wirc", wirc_args: tuple = (), time_again: bool = False):
@@ -1242,12 +1292,19 @@ def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] =
         patches["use_static_cuda_launcher"] = False
     if hasattr(inductor_config, "graph_partition"):
         patches["graph_partition"] = False
+    previous_cpu = codegen_common.device_codegens.get("cpu")
     _ACTIVE = exporter
     try:
         codegen_common.register_backend_for_device("cuda", scheduling,
                                                    WircExportWrapperCodegen, cpp)
+        if previous_cpu is not None:
+            codegen_common.register_backend_for_device(
+                "cpu", previous_cpu.scheduling, _RejectsCpuGraphs,
+                getattr(previous_cpu, "cpp_wrapper_codegen", None))
         with inductor_config.patch(patches):
             yield exporter
     finally:
         _ACTIVE = None
         codegen_common.device_codegens["cuda"] = previous
+        if previous_cpu is not None:
+            codegen_common.device_codegens["cpu"] = previous_cpu
