@@ -1318,8 +1318,17 @@ void CppEmitter::body(std::string &text, const Line &l) {
                                  itemsize(base), v.size().size()));
                 if (owns(v.buffer))
                   line(fmt::format("output_storage[{}] = std::move({}_storage);", i, base.name));
+              } else if (std::optional<std::string> value = sizeOperand(v)) {
+                // An integer output (a size a forward graph returns for its
+                // backward): a 0-d int64 CPU tensor in the AOTI flavour, a
+                // descriptor of rank -1 holding the value in the standalone one.
+                line(aoti() ? fmt::format("outputs[{}] = wirc::rt::aoti::scalar_tensor("
+                                          "aoti_torch_scalar_to_tensor_int64, "
+                                          "static_cast<int64_t>({}), \"output\").release();",
+                                          i, *value)
+                            : fmt::format("outputs[{}] = wirc::rt::int_output({});", i, *value));
               } else {
-                unsupported("an output that is not a tensor or None");
+                unsupported("an output that is not a tensor, an integer or None");
               }
             }
           },

@@ -229,6 +229,15 @@ template <typename T> int64_t read_scalar(CUdeviceptr at, CUstream stream, const
   return static_cast<int64_t>(value);
 }
 
+/// An integer output of a graph (a size a forward graph returns for its
+/// backward): a descriptor of rank -1 whose sizes[0] holds the value.
+inline Tensor int_output(int64_t value) {
+  Tensor t;
+  t.rank = -1;
+  t.sizes[0] = value;
+  return t;
+}
+
 /// The one element of a CPU tensor, which a kernel takes as a scalar
 /// parameter (a 0-d CPU input of a CUDA graph).
 template <typename T> T host_scalar(const Tensor &t) {

@@ -101,13 +101,16 @@ def _handle(address: int, like):
 class Runner:
     """call(args) for one compiled graph, as Inductor's output code defines it."""
 
-    def __init__(self, so_path: str, input_kinds: list, num_outputs: int):
+    def __init__(self, so_path: str, input_kinds: list, num_outputs: int,
+                 int_outputs: tuple = ()):
         self.lib = ctypes.CDLL(so_path)
         self.lib.wirc_aoti_run.restype = ctypes.c_int
         self.lib.wirc_aoti_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                                            ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
         self.input_kinds = input_kinds
         self.num_outputs = num_outputs
+        # Integer outputs arrive as 0-d int64 CPU tensors.
+        self.int_outputs = frozenset(int_outputs)
 
     def __call__(self, args):
         import torch
@@ -129,13 +132,19 @@ class Runner:
             raise RuntimeError(f"wirc C++ wrapper (aoti): {error.value.decode(errors='replace')}")
         # Each output is a new handle the caller owns; null stands for None.
         like = handles[0] if handles else None
-        return [None if not outputs[i] else
-                torch._C._aoti.alloc_tensor_by_stealing_from_void_ptr(_handle(outputs[i], like))
-                for i in range(self.num_outputs)]
+        results = [None if not outputs[i] else
+                   torch._C._aoti.alloc_tensor_by_stealing_from_void_ptr(_handle(outputs[i], like))
+                   for i in range(self.num_outputs)]
+        for i in self.int_outputs:
+            results[i] = int(results[i].item())
+        return results
 
 
 def module_source(so_path: str, doc: dict) -> str:
     """An Inductor output-code module whose call() runs the built wrapper."""
+    from .cpp_runner import _is_int_output
     kinds = [i.get("kind", "tensor") for i in doc["inputs"]]
+    ints = tuple(i for i, value in enumerate(doc["outputs"])
+                 if _is_int_output(value, kinds, doc))
     return (f"from wirc_export.aoti_runner import Runner\n"
-            f"call = Runner({so_path!r}, {kinds!r}, {len(doc['outputs'])})\n")
+            f"call = Runner({so_path!r}, {kinds!r}, {len(doc['outputs'])}, {ints!r})\n")

@@ -73,6 +73,8 @@ extern "C" int wirc_shim_run(int numInputs, const unsigned long long *data, cons
     for (int i = 0; i < numOutputs; ++i) {{
       outData[i] = outputs[i].data;
       outRanks[i] = outputs[i].rank;
+      if (outputs[i].rank < 0) // an integer output: its value in sizes[0]
+        outSizes[i * {max_rank}] = outputs[i].sizes[0];
       for (int d = 0; d < outputs[i].rank && d < {max_rank}; ++d) {{
         outSizes[i * {max_rank} + d] = outputs[i].sizes[d];
         outStrides[i * {max_rank} + d] = outputs[i].strides[d];
@@ -414,6 +416,10 @@ class Runner:
         outputs = []
         for i, dtype in enumerate(self.output_dtypes):
             rank = out_ranks[i]
+            if rank < 0:  # an integer output (a size the backward takes)
+                outputs.append(int(out_sizes[i * MAX_RANK]))
+                release_one()
+                continue
             shape = [out_sizes[i * MAX_RANK + d] for d in range(rank)]
             stride = [out_strides[i * MAX_RANK + d] for d in range(rank)]
             typestr = TYPESTR[dtype]
@@ -431,6 +437,19 @@ class Runner:
         return outputs
 
 
+def _is_int_output(value, kinds: list, doc: dict) -> bool:
+    """True for a graph output that is an integer: an expression of sizes, a
+    literal, or a size-symbol input returned as it is."""
+    if isinstance(value, bool) or isinstance(value, int):
+        return True
+    if not isinstance(value, dict):
+        return False
+    if "expr" in value:
+        return True
+    symbols = {i["name"] for i, kind in zip(doc["inputs"], kinds) if kind == "symbol"}
+    return value.get("buffer") in symbols
+
+
 def module_source(so_path: str, doc: dict) -> str:
     """An Inductor output-code module whose call() runs the built wrapper."""
     kinds = [i.get("kind", "tensor") for i in doc["inputs"]]
@@ -438,6 +457,9 @@ def module_source(so_path: str, doc: dict) -> str:
     layouts.update({i["name"]: i for i in doc["inputs"]})
     dtypes = []
     for value in doc["outputs"]:
+        if _is_int_output(value, kinds, doc):
+            dtypes.append("int64")  # arrives as an integer (rank -1)
+            continue
         name = value.get("buffer") if isinstance(value, dict) else None
         if name is None and isinstance(value, dict) and "view" in value:
             name = value["view"]["base"]
