@@ -652,6 +652,14 @@ std::vector<std::string> CppEmitter::aotiArgument(const SchemaType &type, const 
     if (v.kind == Value::Kind::Float || v.kind == Value::Kind::Int ||
         v.kind == Value::Kind::Bool || v.kind == Value::Kind::Expr)
       return {aotiScalarTensor(v, decls, counter) + ".get()"};
+    if (v.kind == Value::Kind::None) {
+      // None where the schema says Tensor (SDPA backward's absent attn_bias):
+      // an undefined tensor, as PyTorch's Python binding passes it.
+      std::string var = fmt::format("wirc_{}", counter++);
+      decls += fmt::format("    wirc::rt::aoti::Handle {} = wirc::rt::aoti::undefined_tensor({});\n",
+                           var, cppStringLiteral(what));
+      return {var + ".get()"};
+    }
     if (v.kind != Value::Kind::Buffer && v.kind != Value::Kind::View)
       mismatch();
     return {aotiHandleVar(v, decls, counter) + ".get()"};

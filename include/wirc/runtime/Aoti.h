@@ -145,6 +145,14 @@ inline Handle scalar_tensor(AOTITorchError (*make)(T, AtenTensorHandle *), T val
   return Handle(h);
 }
 
+/// An undefined tensor: what None is for an op's `Tensor` argument that is not
+/// optional in its schema (an absent attention bias), as in eager PyTorch.
+inline Handle undefined_tensor(const char *what) {
+  AtenTensorHandle h = nullptr;
+  check(aoti_torch_new_uninitialized_tensor(&h), "aoti_torch_new_uninitialized_tensor", what);
+  return Handle(h);
+}
+
 /// A copy of \p tensor with the same sizes and strides, in new storage.
 inline Handle clone(const Handle &tensor, const char *what) {
   AtenTensorHandle h = nullptr;

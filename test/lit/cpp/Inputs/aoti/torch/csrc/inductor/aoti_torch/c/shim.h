@@ -56,6 +56,7 @@ AOTITorchError aoti_torch_scalar_to_tensor_int64(int64_t value, AtenTensorHandle
 AOTITorchError aoti_torch_scalar_to_tensor_bool(bool value, AtenTensorHandle *ret);
 AOTITorchError aoti_torch_clone_preserve_strides(AtenTensorHandle self, AtenTensorHandle *ret);
 AOTITorchError aoti_torch_delete_tensor_object(AtenTensorHandle tensor);
+AOTITorchError aoti_torch_new_uninitialized_tensor(AtenTensorHandle *ret);
 AOTITorchError aoti_torch_get_data_ptr(AtenTensorHandle tensor, void **ret_data_ptr);
 AOTITorchError aoti_torch_get_dim(AtenTensorHandle tensor, int64_t *ret_dim);
 AOTITorchError aoti_torch_get_sizes(AtenTensorHandle tensor, int64_t **ret_sizes);

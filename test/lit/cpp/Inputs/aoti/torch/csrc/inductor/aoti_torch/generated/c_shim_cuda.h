@@ -12,6 +12,13 @@ AOTITorchError aoti_torch_cuda__scaled_dot_product_efficient_attention(
     AtenTensorHandle *attn_bias, int32_t compute_log_sumexp, double dropout_p, int32_t is_causal,
     double *scale, AtenTensorHandle *ret0, AtenTensorHandle *ret1, AtenTensorHandle *ret2,
     AtenTensorHandle *ret3);
+AOTITorchError aoti_torch_cuda__scaled_dot_product_efficient_attention_backward(
+    AtenTensorHandle grad_out_, AtenTensorHandle query, AtenTensorHandle key,
+    AtenTensorHandle value, AtenTensorHandle attn_bias, AtenTensorHandle out,
+    AtenTensorHandle logsumexp, AtenTensorHandle philox_seed, AtenTensorHandle philox_offset,
+    double dropout_p, const int32_t *grad_input_mask, int64_t grad_input_mask_len_,
+    int32_t is_causal, double *scale, AtenTensorHandle *ret0, AtenTensorHandle *ret1,
+    AtenTensorHandle *ret2, AtenTensorHandle *ret3);
 AOTITorchError aoti_torch_cuda_addmm_out(AtenTensorHandle out, AtenTensorHandle self,
                                          AtenTensorHandle mat1, AtenTensorHandle mat2, double beta,
                                          double alpha);
