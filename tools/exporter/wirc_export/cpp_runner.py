@@ -420,6 +420,10 @@ class Runner:
                 outputs.append(int(out_sizes[i * MAX_RANK]))
                 release_one()
                 continue
+            if dtype is None:  # a None output (data 0, rank 0): None, not a tensor
+                outputs.append(None)
+                release_one()
+                continue
             shape = [out_sizes[i * MAX_RANK + d] for d in range(rank)]
             stride = [out_strides[i * MAX_RANK + d] for d in range(rank)]
             typestr = TYPESTR[dtype]
@@ -457,6 +461,9 @@ def module_source(so_path: str, doc: dict) -> str:
     layouts.update({i["name"]: i for i in doc["inputs"]})
     dtypes = []
     for value in doc["outputs"]:
+        if value is None:
+            dtypes.append(None)
+            continue
         if _is_int_output(value, kinds, doc):
             dtypes.append("int64")  # arrives as an integer (rank -1)
             continue
