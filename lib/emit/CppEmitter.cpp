@@ -1115,7 +1115,7 @@ void CppEmitter::body(std::string &text, const Line &l) {
             for (const CallArg &arg : call.args) {
               if (arg.role == graph::ArgRole::Removed || !passed(arg.param))
                 continue;
-              if (arg.value.kind == Value::Kind::Buffer && kernel.takesScalar(arg.param)) {
+              if (arg.readsScalar) {
                 const BufferInfo &info = module.buffer(arg.value.buffer);
                 std::string_view ctype = elementCType(info.layout.dtype);
                 if (ctype.empty())

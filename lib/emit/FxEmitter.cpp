@@ -577,8 +577,7 @@ void FxGraphPrinter::kernelCall(const KernelCallLine &call) {
   // launch takes its value, as Triton's own launcher does.
   scalarItems.clear();
   for (const CallArg &arg : call.args)
-    if (arg.role != graph::ArgRole::Removed && arg.value.kind == Value::Kind::Buffer &&
-        kernel.takesScalar(arg.param))
+    if (arg.readsScalar)
       scalarItems.push_back(callNode("item", "torch.ops.aten.item.default", [&](TextBuffer &s) {
         s += '(';
         appendBuffer(s, arg.value.buffer);
@@ -601,7 +600,7 @@ void FxGraphPrinter::kernelCall(const KernelCallLine &call) {
     separate();
     inner += arg.param;
     inner += ": "sv;
-    if (arg.value.kind == Value::Kind::Buffer && kernel.takesScalar(arg.param))
+    if (arg.readsScalar)
       appendRef(inner, scalarItems[nextItem++]);
     else
       appendValue(inner, arg.value);

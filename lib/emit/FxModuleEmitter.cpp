@@ -370,8 +370,7 @@ void GraphBuilder::kernelCall(const KernelCallLine &call) {
   // launch takes its value, as Triton's own launcher does.
   std::vector<std::string> scalars;
   for (const CallArg &arg : call.args)
-    if (arg.role != graph::ArgRole::Removed && arg.value.kind == Value::Kind::Buffer &&
-        kernel.takesScalar(arg.param)) {
+    if (arg.readsScalar) {
       scalars.push_back(fresh("item"));
       linef("{} = g.call_function(torch.ops.aten.item.default, ({},))", scalars.back(),
             var(arg.value.buffer));
@@ -389,7 +388,7 @@ void GraphBuilder::kernelCall(const KernelCallLine &call) {
     args += '\'';
     args += arg.param;
     args += "': "sv;
-    if (arg.value.kind == Value::Kind::Buffer && kernel.takesScalar(arg.param))
+    if (arg.readsScalar)
       args += scalars[nextScalar++];
     else
       appendValue(args, arg.value);

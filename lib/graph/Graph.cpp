@@ -207,11 +207,4 @@ bool isTritonScalarType(std::string_view type) {
   return std::find(std::begin(kScalars), std::end(kScalars), type) != std::end(kScalars);
 }
 
-bool Kernel::takesScalar(std::string_view param) const {
-  for (const KernelParam &p : signature)
-    if (p.name == param)
-      return isTritonScalarType(p.type);
-  return false;
-}
-
 } // namespace wirc::graph

@@ -221,22 +221,17 @@ bool isOneElement(const graph::Layout &layout) {
 /// pointer takes a tensor, and a scalar parameter takes a number or size,
 /// or a one-element CPU tensor, which the launch reads as its value (Inductor
 /// passes a 0-d CPU tensor input of a CUDA graph this way).
-bool checkArgKinds(const Module &module, const graph::Kernel &kernel, const KernelCallLine &call,
+/// \p types: the types of the parameters the call passes, in order.
+bool checkArgKinds(const Module &module, const graph::Kernel &kernel,
+                   const std::vector<std::string_view> &types, KernelCallLine &call,
                    const Function &function, PassContext &ctx) {
-  const graph::KernelConfig *config =
-      call.config < kernel.configs.size() ? &kernel.configs[call.config] : nullptr;
   size_t p = 0;
-  auto nextType = [&]() -> std::string_view {
-    while (p < kernel.signature.size() && config && config->kwarg(kernel.signature[p].name))
-      ++p;
-    return p < kernel.signature.size() ? std::string_view(kernel.signature[p++].type) : "";
-  };
   bool ok = true;
   for (size_t i = 0; i < call.args.size(); ++i) {
-    const CallArg &arg = call.args[i];
+    CallArg &arg = call.args[i];
     if (arg.role == graph::ArgRole::Removed)
       continue;
-    std::string_view type = nextType();
+    std::string_view type = types[p++];
     bool tensor = arg.value.kind == Value::Kind::Buffer || arg.value.kind == Value::Kind::View;
     auto fail = [&](const std::string &what) {
       ctx.diag.error(fmt::format("{}/args/{}", function.originOf(call), i),
@@ -262,6 +257,7 @@ bool checkArgKinds(const Module &module, const graph::Kernel &kernel, const Kern
         fail(fmt::format("a scalar parameter takes a number, or a one-element CPU tensor "
                          "read as its value; '{}' is {}",
                          info.name, why));
+      arg.readsScalar = why.empty();
     }
   }
   return ok;
@@ -281,6 +277,7 @@ bool nameKernelArgs(Module &module, PassContext &ctx) {
   struct Expected {
     bool known = false;
     std::vector<std::string_view> names;
+    std::vector<std::string_view> types;
   };
   std::vector<std::vector<Expected>> expectedOf(module.kernels.size());
   for (Function &function : module.functions) {
@@ -324,8 +321,10 @@ bool nameKernelArgs(Module &module, PassContext &ctx) {
         const graph::KernelConfig *config =
             call->config < kernel.configs.size() ? &kernel.configs[call->config] : nullptr;
         for (const graph::KernelParam &param : kernel.signature)
-          if (!config || !config->kwarg(param.name))
+          if (!config || !config->kwarg(param.name)) {
             expected.names.push_back(param.name);
+            expected.types.push_back(param.type);
+          }
       }
       auto list = [](const std::vector<std::string_view> &names) {
         std::string s;
@@ -343,7 +342,7 @@ bool nameKernelArgs(Module &module, PassContext &ctx) {
         ok = false;
         continue;
       }
-      ok &= checkArgKinds(module, kernel, *call, function, ctx);
+      ok &= checkArgKinds(module, kernel, expected.types, *call, function, ctx);
     }
   }
   return ok;

@@ -262,10 +262,6 @@ struct Kernel {
 
   /// The function the source defines: \c entry, or the kernel's name.
   const std::string &entryName() const { return entry.empty() ? name : entry; }
-  /// True if the signature passes \p param by value as a number (i32, fp32,
-  /// ...): a tensor given for it is a one-element CPU tensor whose value the
-  /// launch takes.
-  bool takesScalar(std::string_view param) const;
 };
 /// A Triton scalar type a launch passes by value ("i32", "fp32", ...).
 bool isTritonScalarType(std::string_view type);

@@ -235,6 +235,9 @@ struct CallArg {
   graph::ArgRole removedRole = graph::ArgRole::Output; ///< Removed only: the role before
   bool removalEvent = true;   ///< Removed only
   bool removesEarlier = false; ///< Removed removal events only
+  /// A one-element CPU tensor passed for a scalar parameter: the launch takes
+  /// its value (set by name-kernel-args, which checks it).
+  bool readsScalar = false;
   Value value;     ///< Buffer or View for tensor roles (Removed: the buffer), else a scalar
 };
 
