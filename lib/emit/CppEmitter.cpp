@@ -245,6 +245,8 @@ private:
   std::map<BufferId, size_t> itemTuples;
   /// AOTI: an op ran on the CPU, so the CPU shim header is needed too.
   bool needsCpuShim = false;
+  /// The function being emitted: size-symbol inputs its body binds again.
+  std::set<std::string, std::less<>> reboundInputs;
   unsigned condCounter = 0;
 
   std::string layoutArrays(const BufferInfo &info) const {
@@ -1231,22 +1233,23 @@ void CppEmitter::body(std::string &text, const Line &l) {
                              name(a.buffer)));
           },
           [&](const SymbolBindingLine &b) {
+            // "const int64_t u0 = ...", or "u0 = ..." for a symbol input bound again.
+            std::string_view decl = reboundInputs.count(b.symbol) ? "" : "const int64_t ";
             switch (b.source) {
             case SymbolBindingLine::Source::Input:
               // The prologue binds each symbol input from symbols[] under its
               // own name, which is usually the symbol's.
               if (name(b.tensor) != b.symbol)
-                line(fmt::format("const int64_t {} = {};", b.symbol, name(b.tensor)));
+                line(fmt::format("{}{} = {};", decl, b.symbol, name(b.tensor)));
               break;
             case SymbolBindingLine::Source::Size:
-              line(fmt::format("const int64_t {} = {}.sizes[{}];", b.symbol, name(b.tensor), b.dim));
+              line(fmt::format("{}{} = {}.sizes[{}];", decl, b.symbol, name(b.tensor), b.dim));
               break;
             case SymbolBindingLine::Source::Stride:
-              line(fmt::format("const int64_t {} = {}.strides[{}];", b.symbol, name(b.tensor),
-                               b.dim));
+              line(fmt::format("{}{} = {}.strides[{}];", decl, b.symbol, name(b.tensor), b.dim));
               break;
             case SymbolBindingLine::Source::Expr:
-              line(fmt::format("const int64_t {} = {};", b.symbol, expr(b.expr)));
+              line(fmt::format("{}{} = {};", decl, b.symbol, expr(b.expr)));
               break;
             case SymbolBindingLine::Source::StorageOffset:
               unsupported(fmt::format("symbol '{}' bound to a storage offset (the wrapper's "
@@ -1272,7 +1275,7 @@ void CppEmitter::body(std::string &text, const Line &l) {
             std::string at = b.view ? fmt::format("{}.data + wirc::rt::mul({}, {})", base.name,
                                                   expr(b.view->expr), itemsize(base))
                                     : base.name + ".data";
-            line(fmt::format("const int64_t {} = wirc::rt::read_scalar<{}>({}, stream, \"{}\");",
+            line(fmt::format("{}{} = wirc::rt::read_scalar<{}>({}, stream, \"{}\");", decl,
                              b.symbol, type, at, b.symbol));
           },
           [&](const AssertScalarLine &a) {
@@ -1718,6 +1721,16 @@ void CppEmitter::standaloneWhileLoop(std::string &text, const WhileLoopLine &w) 
 std::string CppEmitter::function(const Function &f) {
   externOps.clear();
   externResolution.clear();
+  // Size-symbol inputs that the body binds again (a backward that recomputes
+  // a data-dependent size its forward returned): Python rebinds the name, so
+  // these are variables here, assigned where the body binds them.
+  reboundInputs.clear();
+  for (const Line &l : f.lines)
+    if (const auto *b = std::get_if<SymbolBindingLine>(&l);
+        b && b->source != SymbolBindingLine::Source::Input)
+      for (BufferId in : f.inputs)
+        if (module.buffer(in).kind == BufferKind::SymbolInput && module.buffer(in).name == b->symbol)
+          reboundInputs.insert(b->symbol);
   unsigned tensorInputs = 0, symbolInputs = 0, outputs = 0;
   std::string adopt, prologue;
   for (BufferId b : f.inputs) {
@@ -1734,7 +1747,9 @@ std::string CppEmitter::function(const Function &f) {
       prologue += fmt::format("  const wirc::rt::Tensor {} = inputs[{}];\n", info.name,
                               tensorInputs++);
     else if (info.kind == BufferKind::SymbolInput)
-      prologue += fmt::format("  const int64_t {} = symbols[{}];\n", info.name, symbolInputs++);
+      prologue += fmt::format("  {}int64_t {} = symbols[{}];\n",
+                              reboundInputs.count(info.name) ? "" : "const ", info.name,
+                              symbolInputs++);
     else
       unsupported(fmt::format("scalar input '{}'", info.name));
   }
