@@ -226,7 +226,7 @@ private:
     case Value::Kind::Int:
       return fmt::format("INT64_C({})", v.intValue);
     case Value::Kind::Float:
-      return fmt::format("{}", v.floatValue);
+      return doubleLiteral(v.floatValue);
     case Value::Kind::Bool:
       return v.boolValue ? "true" : "false";
     default:

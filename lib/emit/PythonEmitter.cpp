@@ -153,8 +153,12 @@ private:
       s += graph::dtypeName(v.dtype);
       return;
     case Value::Kind::Device:
-      s += v.device.kind == graph::Device::Kind::CPU ? "device(type='cpu', index="
-                                                     : "device(type='cuda', index=";
+      // As torch prints them: the CPU device has no index.
+      if (v.device.kind == graph::Device::Kind::CPU) {
+        s += "device(type='cpu')"sv;
+        return;
+      }
+      s += "device(type='cuda', index="sv;
       appendInt(s, v.device.index);
       s += ')';
       return;

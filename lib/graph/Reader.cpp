@@ -1899,7 +1899,7 @@ bool Reader::readValue(const Json &value, const Ptr &pointer, unsigned depth, Va
   }
   if (value.size() != 1) {
     error(pointer, "expected a value object with exactly one key: 'buffer', 'view', 'expr', "
-                        "'dtype', 'device', 'tuple' or 'list'");
+                        "'dtype', 'device', 'float', 'tuple' or 'list'");
     return false;
   }
   const json::Member item = value.member(0);
@@ -1945,6 +1945,23 @@ bool Reader::readValue(const Json &value, const Ptr &pointer, unsigned depth, Va
     }
     out.kind = Value::Kind::Device;
     out.device = *parsed;
+  } else if (key == "float") {
+    // Numbers JSON cannot spell.
+    auto f = getString(item.value(), ip);
+    if (!f)
+      return false;
+    if (*f == "inf" || *f == "-inf")
+      out.floatValue = *f == "inf" ? std::numeric_limits<double>::infinity()
+                                   : -std::numeric_limits<double>::infinity();
+    else if (*f == "nan")
+      out.floatValue = std::numeric_limits<double>::quiet_NaN();
+    else {
+      error(ip, fmt::format("unknown float '{}'; expected 'inf', '-inf' or 'nan' (finite "
+                            "numbers are JSON numbers)",
+                            printable(*f)));
+      return false;
+    }
+    out.kind = Value::Kind::Float;
   } else if (key == "tuple" || key == "list") {
     if (!expectType(item.value(), ip, Json::value_t::array, "an array"))
       return false;
@@ -1953,7 +1970,7 @@ bool Reader::readValue(const Json &value, const Ptr &pointer, unsigned depth, Va
     out.kind = key == "tuple" ? Value::Kind::Tuple : Value::Kind::List;
   } else {
     error(ip, fmt::format("unknown value kind '{}'; expected 'buffer', 'view', 'expr', "
-                               "'dtype', 'device', 'tuple' or 'list'",
+                               "'dtype', 'device', 'float', 'tuple' or 'list'",
                                printable(key)));
     return false;
   }

@@ -6,6 +6,7 @@
 #include <array>
 #include <bit>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <fmt/format.h>
@@ -267,6 +268,15 @@ private:
     auto [dend, dec] = std::from_chars(first, last, d);
     if (dend != last || (dec != std::errc() && dec != std::errc::result_out_of_range))
       return fail("invalid number");
+    if (dec == std::errc::result_out_of_range) {
+      // from_chars leaves d alone: tell underflow (a zero or subnormal,
+      // kept) from overflow (no double holds it, refused).
+      d = std::strtod(std::string(spelling).c_str(), nullptr);
+      if (std::isinf(d)) {
+        p = start;
+        return fail("number out of range of a double");
+      }
+    }
     node.d = d;
     return true;
   }

@@ -773,3 +773,165 @@ def cpu_scalar_input():
     def fn(x, t):
         return (x * t + t).sigmoid()
     return fn, (randn(64), torch.tensor(2.5))
+
+
+@program("linalg_solve")
+def linalg_solve():
+    # Fallbacks with several results, some of them int32 (pivots, infos).
+    def fn(a, b):
+        spd = a @ a.mT + torch.eye(16, device=a.device) * 16
+        x = torch.linalg.solve(spd, b)
+        chol = torch.linalg.cholesky(spd)
+        return x * 2, chol.sum(-1)
+    return fn, (randn(4, 16, 16), randn(4, 16, 3))
+
+
+@program("median_kthvalue_mode")
+def median_kthvalue_mode():
+    # Value-and-index fallbacks; the index outputs are int64.
+    def fn(x):
+        med, med_idx = torch.median(x, dim=1)
+        kth, kth_idx = torch.kthvalue(x, 3, dim=1)
+        mode, _ = torch.mode((x * 2).round(), dim=1)
+        return med + kth, med_idx, kth_idx, mode
+    return fn, (randn(6, 33),)
+
+
+@program("moe_routing")
+def moe_routing():
+    # Mixture-of-experts routing: top-k gates, a gather of expert weights by
+    # index, batched matmuls and index_add_ into a fresh output.
+    gate = nn.Linear(32, 4).to(CUDA)
+    experts = torch.randn(4, 32, 32, device=CUDA) * 0.1
+
+    def fn(x):
+        weights, idx = gate(x).softmax(-1).topk(2, dim=-1)
+        weights = weights / weights.sum(-1, keepdim=True)
+        out = torch.zeros_like(x)
+        rows = torch.arange(x.shape[0], device=x.device)
+        for j in range(2):
+            h = torch.bmm(x.unsqueeze(1), experts[idx[:, j]]).squeeze(1)
+            out.index_add_(0, rows, h * weights[:, j:j + 1])
+        return out
+    return fn, (randn(16, 32),)
+
+
+@program("float_argument", dynamic=True)
+def float_argument():
+    # A Python float argument of a dynamic graph.
+    def fn(x, alpha):
+        return (x * alpha).tanh() + alpha
+    return fn, (randn(32), 0.75)
+
+
+@program("mixed_device")
+def mixed_device():
+    # A CUDA graph that copies a CPU input to the GPU and returns a result
+    # on the CPU.
+    def fn(x, bias):
+        y = x + bias.to(x.device)
+        return y.sum(0).cpu(), y * 2
+    return fn, (randn(8, 4), torch.arange(4, dtype=torch.float32))
+
+
+@program("user_kernel_autotune")
+def user_kernel_autotune():
+    # A user-written Triton kernel with autotuned configs and float scalar
+    # arguments, one of them -inf.
+    import triton
+    import triton.language as tl
+
+    @triton.autotune(configs=[triton.Config({"BLOCK": 64}, num_warps=2),
+                              triton.Config({"BLOCK": 128}, num_warps=4)], key=["n"])
+    @triton.jit
+    def clamp_kernel(x_ptr, out_ptr, n, lo, hi, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offsets < n
+        x = tl.load(x_ptr + offsets, mask)
+        tl.store(out_ptr + offsets, tl.minimum(tl.maximum(x, lo), hi), mask)
+
+    def fn(x):
+        out = torch.empty_like(x)
+        clamp_kernel[lambda meta: (triton.cdiv(x.numel(), meta["BLOCK"]),)](
+            x, out, x.numel(), float("-inf"), 0.5)
+        return out * 3
+    return fn, (randn(1000),)
+
+
+@program("sdpa_gqa_causal")
+def sdpa_gqa_causal():
+    # Grouped-query attention: fewer key and value heads than query heads.
+    def fn(q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True) * 2
+    return fn, (randn(2, 8, 64, 32, dtype=torch.float16),
+                randn(2, 2, 64, 32, dtype=torch.float16),
+                randn(2, 2, 64, 32, dtype=torch.float16))
+
+
+@program("embedding_padding_training", training=True)
+def embedding_padding_training():
+    emb = nn.Embedding(50, 16, padding_idx=0).to(CUDA)
+    lin = nn.Linear(16, 4).to(CUDA)
+
+    def fn(idx):
+        emb.zero_grad(set_to_none=True)
+        lin.zero_grad(set_to_none=True)
+        loss = lin(emb(idx)).relu().sum()
+        loss.backward()
+        return loss.detach(), emb.weight.grad.clone()
+    return fn, (torch.randint(0, 50, (8, 12), device=CUDA),)
+
+
+@program("grid_sample_training", training=True)
+def grid_sample_training():
+    # The grid is not trained: the backward's fallback returns one gradient
+    # of two.
+    conv = nn.Conv2d(3, 4, 1).to(CUDA)
+    theta = torch.tensor([[[1.0, 0.1, 0.0], [0.1, 1.0, 0.0]]] * 2, device=CUDA)
+
+    def fn(img):
+        conv.zero_grad(set_to_none=True)
+        grid = F.affine_grid(theta, [2, 4, 8, 8], align_corners=False)
+        out = F.grid_sample(conv(img), grid, align_corners=False)
+        out.square().mean().backward()
+        return out.detach(), conv.weight.grad.clone()
+    return fn, (randn(2, 3, 8, 8),)
+
+
+class _Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return 2 * x * grad
+
+
+@program("custom_function_training", training=True)
+def custom_function_training():
+    lin = nn.Linear(8, 8).to(CUDA)
+
+    def fn(x):
+        lin.zero_grad(set_to_none=True)
+        loss = _Square.apply(lin(x)).sum()
+        loss.backward()
+        return loss.detach(), lin.weight.grad.clone()
+    return fn, (randn(4, 8),)
+
+
+@program("bool_int_outputs")
+def bool_int_outputs():
+    # Outputs of every kind but floating point.
+    def fn(x):
+        return x > 0, (x * 10).long() // 3, x.isnan().any(), torch.count_nonzero(x > 0.5)
+    return fn, (randn(5, 7),)
+
+
+@program("antialias_resize")
+def antialias_resize():
+    def fn(x):
+        return F.interpolate(x, size=(5, 7), mode="bilinear", antialias=True) * 2
+    return fn, (randn(2, 3, 16, 16),)

@@ -368,7 +368,8 @@ class _GraphConverter:
             return x
         if isinstance(x, float):
             if not math.isfinite(x):
-                raise ExportError(f"non-finite constant {x} cannot be exported")
+                # JSON has no spelling for these.
+                return {"float": "nan" if math.isnan(x) else "inf" if x > 0 else "-inf"}
             return x
         if isinstance(x, list):
             return [self.value(v) for v in x]
@@ -839,6 +840,48 @@ class _GraphConverter:
         self.bind(node.unbacked_offset_symbol, None, "expr", expr=offset)
         return True
 
+    def device_copy(self, text: str) -> bool:
+        """`dst.copy_(src, non_blocking)`: Inductor's text for a copy between
+        devices (ir.DeviceCopy). Exported as the ops that run it: a new
+        buffer from aten.empty_strided (its layout is Inductor's), then
+        aten.copy_ into it. False when the line is not one."""
+        m = re.fullmatch(r"(.+)\.copy_\((.+), (True|False)\)", text)
+        if m is None:
+            return False
+        target = m.group(1)
+        for op in getattr(self.graph, "operations", []):
+            if not isinstance(op, ir.DeviceCopy):
+                continue
+            view = getattr(op, "output_view", None)
+            if view is not None:
+                if view.codegen_reference() != target:
+                    continue
+                dst = self.value(view)
+            elif op.get_name() == target:
+                self.note_buffer(target)
+                layout = op.get_layout()
+
+                def dims(xs: Any) -> list:
+                    out = [self.expr(x) for x in xs]
+                    return [x if isinstance(x, int) else {"expr": x} for x in out]
+                self.nodes.append({
+                    "op": "extern_alloc", "kernel": "aten.empty_strided.default",
+                    "args": [dims(layout.size), dims(layout.stride)],
+                    "kwargs": {"dtype": self.value(layout.dtype),
+                               "device": self.value(layout.device)},
+                    "result": target})
+                dst = {"buffer": target}
+            else:
+                continue
+            written = dst.get("buffer") or dst["view"]["base"]
+            self.mutated.add(written)
+            self.nodes.append({"op": "fallback", "kernel": "aten.copy_.default",
+                               "args": [dst, self.value(op.inputs[0]), m.group(3) == "True"],
+                               "mutated": [written]})
+            return True
+        raise ExportError(f"a device copy into {target[:60]!r} that no ir.DeviceCopy of the "
+                          "graph writes")
+
     def scalar_assert(self, text: str) -> None:
         """`if not (u0 >= 0):` from Inductor's AssertScalar; the raise and
         the `bufN = None` after it follow as text."""
@@ -947,6 +990,8 @@ class _GraphConverter:
             elif self.slice_lines and stripped.startswith(self.slice_lines[0] + " = "):
                 self.slice_lines.pop(0)  # the rest of the slice length's text
             elif self.select_offset(stripped):
+                pass
+            elif self.device_copy(stripped):
                 pass
             else:
                 raise ExportError(f"wrapper line is plain text, not Wrapper IR: {stripped[:80]!r}")
