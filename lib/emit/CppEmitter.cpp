@@ -213,6 +213,16 @@ private:
                                           aoti() ? "--cpp-abi=aoti" : "standalone", what));
   }
 
+  /// The standalone runtime's tensors are device memory; a CPU tensor goes
+  /// no further than a kernel's scalar parameter, whose value is read.
+  void rejectHostTensor(const BufferInfo &info) const {
+    if (info.layout.device.kind == graph::Device::Kind::CPU)
+      unsupported(fmt::format("'{}', a tensor on the CPU (a device copy's source or result): "
+                              "its tensors are device memory; the python and fx-module "
+                              "wrappers run it",
+                              info.name));
+  }
+
   /// A kernel argument: a device address or a size value.
   std::string argument(const Value &v) const {
     switch (v.kind) {
@@ -340,6 +350,7 @@ std::string CppEmitter::externOp(const std::string &op) {
 /// wirc_N, a prefix graph names cannot use.
 std::string CppEmitter::externValue(const Value &v, std::string &decls, unsigned &counter) const {
   auto tensor = [&](const std::string &t, const BufferInfo &info) {
+    rejectHostTensor(info);
     return fmt::format("wirc::rt::extern_tensor({}, \"{}\", {})", t,
                        graph::dtypeName(info.layout.dtype), itemsize(info));
   };
@@ -1156,6 +1167,7 @@ void CppEmitter::body(std::string &text, const Line &l) {
             // The result adopts the memory the hook returns; a tuple keeps
             // every result for the multi_output lines that unpack it.
             const BufferInfo &result = module.buffer(e.result);
+            rejectHostTensor(result);
             line(fmt::format("wirc::rt::Buffer {}_storage;", result.name));
             if (result.isTuple) {
               line(fmt::format("wirc::rt::ExternResults {};", result.name));

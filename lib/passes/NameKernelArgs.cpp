@@ -242,6 +242,11 @@ bool checkArgKinds(const Module &module, const graph::Kernel &kernel,
     if (type.starts_with('*')) {
       if (!tensor)
         fail("a pointer parameter takes a tensor, not a number");
+      else if (const BufferInfo &info = module.buffer(arg.value.buffer);
+               info.layout.device.kind == graph::Device::Kind::CPU)
+        fail(fmt::format("a pointer parameter takes a tensor on a CUDA device; '{}' is on the "
+                         "CPU",
+                         info.name));
     } else if (tensor && graph::isTritonScalarType(type)) {
       const BufferInfo &info = module.buffer(arg.value.buffer);
       std::string why;

@@ -105,7 +105,18 @@ def not_standalone(error):
 PROGRAM_SETS = ("corpus", "heldout")
 
 
-def run_one(name, mode, wirc, out_dir, wirc_lib=None, program_set="corpus"):
+def _allocator_trace():
+    """The caching allocator's events since recording began, as JSON: action,
+    size, address and the innermost Python frames of each."""
+    import torch
+    events = torch.cuda.memory._snapshot()["device_traces"][0]
+    return [{"action": e["action"], "size": e["size"], "addr": e["addr"],
+             "where": [f"{os.path.basename(f['filename'])}:{f['line']}:{f['name']}"
+                       for f in e.get("frames", [])[:8]]} for e in events]
+
+
+def run_one(name, mode, wirc, out_dir, wirc_lib=None, program_set="corpus",
+            memory_history=False):
     """Runs in a child process; prints one JSON line.
 
     mode "inductor" runs Inductor's own wrapper (and exports the graphs);
@@ -162,9 +173,15 @@ def run_one(name, mode, wirc, out_dir, wirc_lib=None, program_set="corpus"):
             torch.cuda.reset_peak_memory_stats()
             base = torch.cuda.memory_allocated()
             torch.manual_seed(1)
+            if memory_history:
+                torch.cuda.memory._record_memory_history(stacks="python")
             compiled(*second_inputs)
             torch.cuda.synchronize()
             result["peak_bytes"] = torch.cuda.max_memory_allocated() - base
+            if memory_history:
+                with open(os.path.join(out_dir, f"memory-{name}-{mode}.json"), "w") as f:
+                    json.dump({"base": base, "events": _allocator_trace()}, f, indent=0)
+                torch.cuda.memory._record_memory_history(enabled=None)
         result["graphs"] = len(exporter.written)
         if mode == "fx-backend":
             import example_backend
@@ -230,10 +247,14 @@ def main():
                              "kernels through --cpp-extern=hooks)")
     parser.add_argument("--program-set", choices=PROGRAM_SETS, default="corpus",
                         help="corpus.py's programs, or heldout.py's (kept out of the corpus)")
+    parser.add_argument("--memory-history", action="store_true",
+                        help="record the caching allocator's events during the measured "
+                             "call into OUT/memory-PROGRAM-MODE.json (to explain a peak)")
     parser.add_argument("programs", nargs="*")
     args = parser.parse_args()
     if args.one:
-        run_one(args.one, args.mode, args.wirc, args.out, args.wirc_lib, args.program_set)
+        run_one(args.one, args.mode, args.wirc, args.out, args.wirc_lib, args.program_set,
+                args.memory_history)
         return 0
     sys.path.insert(0, HERE)
     import importlib
@@ -248,6 +269,8 @@ def main():
         env = dict(os.environ, PYTHONUNBUFFERED="1", TORCHINDUCTOR_COMPILE_THREADS="1")
         try:
             lib = ["--wirc-lib", args.wirc_lib] if args.wirc_lib else []
+            if args.memory_history:
+                lib.append("--memory-history")
             p = subprocess.run([sys.executable, __file__, "--wirc", args.wirc, *lib,
                                 "--out", args.out, "--one", name, "--mode", mode,
                                 "--program-set", args.program_set],

@@ -4,7 +4,7 @@ in place of Inductor's output code.
 The wrapper is built against libtorch into a shared library with a small C
 entry point. Tensors cross as AtenTensorHandles, made and taken back with
 torch's own helpers (torch._C._aoti.unsafe_alloc_void_ptrs_from_tensors and
-alloc_tensor_by_stealing_from_void_ptr, as Inductor's cpp_wrapper does), so
+alloc_tensors_by_stealing_from_void_ptrs, as Inductor's cpp_wrapper does), so
 the outputs are ordinary torch tensors on PyTorch's allocator. This is how
 the validation runs programs through the AOTI flavour; a C++ embedder calls
 run() directly.
@@ -131,10 +131,16 @@ class Runner:
         if rc != 0:
             raise RuntimeError(f"wirc C++ wrapper (aoti): {error.value.decode(errors='replace')}")
         # Each output is a new handle the caller owns; null stands for None.
+        # The plural helper deletes the handles it takes the tensors from;
+        # the singular one (alloc_tensor_by_stealing_from_void_ptr) copies
+        # the tensor and leaves its handle, and with it the memory, behind.
         like = handles[0] if handles else None
-        results = [None if not outputs[i] else
-                   torch._C._aoti.alloc_tensor_by_stealing_from_void_ptr(_handle(outputs[i], like))
-                   for i in range(self.num_outputs)]
+        present = [i for i in range(self.num_outputs) if outputs[i]]
+        taken = torch._C._aoti.alloc_tensors_by_stealing_from_void_ptrs(
+            [_handle(outputs[i], like) for i in present]) if present else []
+        results = [None] * self.num_outputs
+        for i, tensor in zip(present, taken):
+            results[i] = tensor
         for i in self.int_outputs:
             results[i] = int(results[i].item())
         return results

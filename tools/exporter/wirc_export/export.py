@@ -570,7 +570,7 @@ class _GraphConverter:
                 args.append({"role": "size", "name": param, "value": {"expr": self.expr(raw)}})
             else:
                 value = self.value(raw) if not isinstance(raw, str) else raw
-                if isinstance(value, dict) and "expr" in value:
+                if isinstance(value, dict) and ("expr" in value or "float" in value):
                     pass
                 elif not isinstance(value, (int, float, bool)):
                     raise ExportError(f"kernel {name}: parameter {param} has an unsupported "
