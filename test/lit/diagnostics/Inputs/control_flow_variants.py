@@ -107,7 +107,8 @@ variant("cpp-hands-back-intermediate", body_outputs(["buf0", "arg2_1"], intermed
 
 
 def cpu_predicate(d):
-    # The standalone wrapper reads the predicate as a byte of device memory.
+    # A predicate the cond's kernel would write on the CPU: no Triton kernel
+    # can, and name-kernel-args says so before any emitter reads it.
     with_ptx(d)
     for b in subgraph(d, COND)["buffers"]:
         if b["name"] == "buf0":
