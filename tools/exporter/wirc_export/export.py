@@ -441,9 +441,11 @@ class _GraphConverter:
         combo = None
         if grid_type in _COMBO_GRID_TYPES:
             combo = _combo_grid(name, tuner.inductor_meta)
-        elif grid_type not in _WIRC_GRID_TYPES:
-            # Inductor's own grid for each config (combo kernels' grids add
-            # up their sub-kernels'), as a precomputed grid.
+        elif grid_type not in _WIRC_GRID_TYPES or grid_type == "PrecomputedGrid":
+            # Inductor's own grid for each config, as a precomputed grid:
+            # grid types wirc does not know, and Inductor's own precomputed
+            # grids (a user kernel autotuned over configs whose grids differ),
+            # whose values sit in its metadata.
             for config, cfg in zip(configs, candidates):
                 config["grid"] = _static_grid(name, tuner.inductor_meta, cfg)
             grid_type = "PrecomputedGrid"
