@@ -935,3 +935,89 @@ def antialias_resize():
     def fn(x):
         return F.interpolate(x, size=(5, 7), mode="bilinear", antialias=True) * 2
     return fn, (randn(2, 3, 16, 16),)
+
+
+@program("no_inputs")
+def no_inputs():
+    # A graph without inputs: everything it returns it makes.
+    def fn():
+        t = torch.arange(12, device=CUDA, dtype=torch.float32).reshape(3, 4)
+        return (t * 2).softmax(-1), torch.ones(5, device=CUDA, dtype=torch.int64)
+    return fn, ()
+
+
+@program("aliased_outputs")
+def aliased_outputs():
+    # Outputs that are inputs, views of inputs, or the same result twice.
+    def fn(x):
+        y = x * 2
+        return x, x.t(), y, y, y[1:], x.unsqueeze(0).expand(3, 4, 6)
+    return fn, (randn(4, 6),)
+
+
+@program("offset_strided_inputs")
+def offset_strided_inputs():
+    # Inputs with a storage offset and transposed strides.
+    base = randn(9, 8)
+
+    def fn(a, b):
+        return (a + 1).sum(0), b * a[:, :1].sum()
+    return fn, (base[1:], randn(8, 6).t())
+
+
+@program("mixed_dtypes")
+def mixed_dtypes():
+    def fn(x64, i32, u8, flags):
+        y = x64.sin() * i32 + u8.to(torch.float64)
+        return y, torch.where(flags, i32, -i32), (u8 // 3).to(torch.int16), y.float().half()
+    return fn, (randn(16, dtype=torch.float64), torch.randint(-50, 50, (16,), device=CUDA, dtype=torch.int32),
+                torch.randint(0, 255, (16,), device=CUDA, dtype=torch.uint8),
+                torch.rand(16, device=CUDA) > 0.5)
+
+
+@program("zero_size")
+def zero_size():
+    # Dimensions of size zero: kernels over nothing, empty reductions.
+    def fn(x, e):
+        return x[:, :0].sum(1) + 1, e * 2, torch.cat([e, x[:0]]), x.sum()
+    return fn, (randn(4, 5), randn(0, 5))
+
+
+@program("one_hot_cat")
+def one_hot_cat():
+    def fn(labels, feats):
+        onehot = F.one_hot(labels, num_classes=5)
+        return torch.cat([onehot.float(), feats], dim=1), onehot.sum(0)
+    return fn, (torch.randint(0, 5, (6,), device=CUDA), randn(6, 3))
+
+
+@program("negative_pad_crop")
+def negative_pad_crop():
+    def fn(x):
+        return F.pad(x, (-1, 2, 0, -2)) * 3, F.pad(x, (1, 1), mode="replicate")
+    return fn, (randn(2, 5, 6),)
+
+
+@program("scatter_reduce_amax")
+def scatter_reduce_amax():
+    def fn(x, idx, src):
+        out = x.scatter_reduce(0, idx, src, reduce="amax", include_self=False)
+        return out, x.index_reduce(0, idx[:, 0], src, "prod", include_self=True)
+    return fn, (randn(5, 3), torch.randint(0, 5, (7, 3), device=CUDA), randn(7, 3))
+
+
+@program("topk_dynamic", dynamic=True)
+def topk_dynamic():
+    def fn(x):
+        values, indices = x.topk(3, dim=-1)
+        return values.softmax(-1), indices, x.shape[0] * 2
+    return fn, (randn(10, 16),)
+
+
+@program("expand_mutation")
+def expand_mutation():
+    # An input mutated through a slice, and an output with stride 0.
+    def fn(x, row):
+        x[1:3].mul_(2)
+        return row.expand(4, 6) + x[0], x.sum()
+    return fn, (randn(4, 6), randn(6))
