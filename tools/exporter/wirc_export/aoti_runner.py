@@ -89,8 +89,9 @@ def _address(handle) -> int:
 
 
 def _handle(address: int, like):
-    """The form torch._C._aoti takes back: the same as like's (an int or a PyCapsule)."""
-    if isinstance(like, int) or like is None:
+    """The form torch._C._aoti takes back: the same as like's (an int or a
+    PyCapsule; a capsule when there is none to follow)."""
+    if isinstance(like, int):
         return address
     api = ctypes.pythonapi
     api.PyCapsule_New.restype = ctypes.py_object

@@ -847,10 +847,10 @@ class _GraphConverter:
         devices (ir.DeviceCopy). Exported as the ops that run it: a new
         buffer from aten.empty_strided (its layout is Inductor's), then
         aten.copy_ into it. False when the line is not one."""
-        m = re.fullmatch(r"(.+)\.copy_\((.+), (True|False)\)", text)
-        if m is None:
+        parts = lines.device_copy(text)
+        if parts is None:
             return False
-        target = m.group(1)
+        target, _, non_blocking = parts
         for op in getattr(self.graph, "operations", []):
             if not isinstance(op, ir.DeviceCopy):
                 continue
@@ -878,7 +878,7 @@ class _GraphConverter:
             written = dst.get("buffer") or dst["view"]["base"]
             self.mutated.add(written)
             self.nodes.append({"op": "fallback", "kernel": "aten.copy_.default",
-                               "args": [dst, self.value(op.inputs[0]), m.group(3) == "True"],
+                               "args": [dst, self.value(op.inputs[0]), non_blocking],
                                "mutated": [written]})
             return True
         raise ExportError(f"a device copy into {target[:60]!r} that no ir.DeviceCopy of the "
@@ -1058,6 +1058,28 @@ class _GraphConverter:
         else:
             raise ExportError(f"wrapper line {kind} is not supported by the exporter")
 
+    def allocate_unwritten(self, outputs: list) -> None:
+        """An output buffer Inductor allocates and no node writes (a tensor
+        with a dimension of size 0, which no kernel launch touches) is made
+        by aten.empty_strided, with its layout, where the graph ends."""
+        for node in self.nodes[self.checked_nodes:]:
+            self.fresh.difference_update(_tensor_names(node))
+        self.checked_nodes = len(self.nodes)
+        for name in sorted(_tensor_names(outputs) & self.fresh):
+            entry = self.buffers.get(name)
+            if entry is None or entry.get("tuple") or entry.get("view_of"):
+                continue
+
+            def dims(xs: list) -> list:
+                return [x if isinstance(x, int) else {"expr": x} for x in xs]
+            self.nodes.append({
+                "op": "extern_alloc", "kernel": "aten.empty_strided.default",
+                "args": [dims(entry["size"]), dims(entry["stride"])],
+                "kwargs": {"dtype": {"dtype": entry["dtype"]},
+                           "device": {"device": entry["device"]}},
+                "result": name})
+            self.fresh.discard(name)
+
     def graph_fields(self) -> dict:
         """inputs, constants, buffers, nodes, outputs of this graph."""
         inputs = []
@@ -1079,6 +1101,7 @@ class _GraphConverter:
                               "size": list(tensor.shape), "stride": list(tensor.stride()),
                               "offset": tensor.storage_offset()})
         outputs = [self.value(o) for o in self.graph.graph_outputs]
+        self.allocate_unwritten(outputs)
         fields = {"name": self.name, "inputs": inputs}
         if constants:
             fields["constants"] = constants

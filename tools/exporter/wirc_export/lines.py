@@ -1,5 +1,6 @@
 """What the exporter works out from wrapper lines without torch: in-place
-reuses waiting for their kernel, and launch grids that are constants.
+reuses waiting for their kernel, launch grids that are constants, and the
+parts of a copy between devices.
 
 Kept apart from export.py, which needs torch, so that it is tested on
 machines without it (test/lit/exporter).
@@ -80,3 +81,15 @@ def _evaluate(node: ast.AST) -> int:
         values = [_evaluate(arg) for arg in node.args]
         return max(values) if node.func.id == "max" else min(values)
     raise ValueError(ast.dump(node)[:80])
+
+
+def device_copy(text: str) -> Optional[tuple[str, str, bool]]:
+    """(destination, source, non_blocking) of Inductor's text for a copy
+    between devices, `dst.copy_(src, non_blocking)`; None for other text."""
+    if not text.endswith(")") or ".copy_(" not in text:
+        return None
+    target, _, rest = text.partition(".copy_(")
+    source, _, flag = rest[:-1].rpartition(", ")
+    if not target or not source or flag not in ("True", "False"):
+        return None
+    return target, source, flag == "True"

@@ -52,3 +52,14 @@ for text in ["xnumel_0 + 1", "-((xnumel) // -(XBLOCK))", "__import__('os').getpi
         check(f"grid {text!r} rejected", "accepted", "rejected")
     except ValueError:
         check(f"grid {text!r} rejected", "rejected", "rejected")
+
+# Copies between devices, as Inductor writes them (ir.DeviceCopy).
+check("device copy", lines.device_copy("buf0.copy_(arg0_1, False)"), ("buf0", "arg0_1", False))
+check("device copy view",
+      lines.device_copy("reinterpret_tensor(buf2, (4, ), (1, ), 0).copy_(buf1, True)"),
+      ("reinterpret_tensor(buf2, (4, ), (1, ), 0)", "buf1", True))
+check("device copy from view",
+      lines.device_copy("buf3.copy_(reinterpret_tensor(arg1_1, (2, 2), (1, 2), 0), False)"),
+      ("buf3", "reinterpret_tensor(arg1_1, (2, 2), (1, 2), 0)", False))
+for text in ["buf0.copy_(arg0_1)", "buf0 = buf1", "copy_(a, False)", "buf0.copy_(a, maybe)"]:
+    check(f"not a device copy {text!r}", lines.device_copy(text), None)
