@@ -267,6 +267,7 @@ private:
     return fmt::format("aoti_torch_dtype_{}()", graph::dtypeName(dtype));
   }
   std::string aotiHandleVar(const Value &v, std::string &decls, unsigned &counter) const;
+  void aotiCopy(std::string &text, const ExternKernelAllocLine &e);
   /// A number passed where an op takes a tensor: a 0-dim CPU tensor, as
   /// PyTorch wraps it, of the dtype the wrapped number would compute in.
   std::string aotiScalarTensor(const Value &v, std::string &decls, unsigned &counter) const;
@@ -437,6 +438,22 @@ void CppEmitter::externCall(std::string &text, const std::string &op,
     callArgs += ", wirc_out";
   }
   text += fmt::format("    {}{}.{}({}, stream{});\n  }}\n", assign, callee, method, callArgs, tail);
+}
+
+/// AOTI: aten.copy_(dst, src, non_blocking), the form of a copy between
+/// devices, through the C shim's own aoti_torch_copy_ (no generated shim
+/// function runs it).
+void CppEmitter::aotiCopy(std::string &text, const ExternKernelAllocLine &e) {
+  if (e.args.size() != 3 || !e.kwargs.empty() || e.args[2].kind != Value::Kind::Bool)
+    unsupported("aten.copy_.default with arguments other than (dst, src, non_blocking)");
+  std::string decls;
+  unsigned counter = 0;
+  std::string dst = aotiHandleVar(e.args[0], decls, counter);
+  std::string src = aotiHandleVar(e.args[1], decls, counter);
+  text += "  {\n" + decls;
+  text += fmt::format("    wirc::rt::aoti::check(aoti_torch_copy_({}.get(), {}.get(), {}), "
+                      "\"aoti_torch_copy_\", \"aten.copy_.default\");\n  }}\n",
+                      dst, src, e.args[2].boolValue ? 1 : 0);
 }
 
 /// AOTI: the Handle variable holding a tensor argument: the buffer's own, or
@@ -1029,13 +1046,19 @@ void CppEmitter::body(std::string &text, const Line &l) {
             int rank = static_cast<int>(info.layout.size.size());
             line(layoutArrays(info));
             if (aoti()) {
-              line(fmt::format("wirc::rt::aoti::Handle {0}_h = wirc::rt::aoti::empty_strided({1}, "
-                               "{0}_size, {0}_stride, {2}, {3}, \"{0}\");",
-                               info.name, rank, aotiDType(info.layout.dtype),
-                               info.layout.device.index));
+              if (info.layout.device.kind == graph::Device::Kind::CPU)
+                line(fmt::format("wirc::rt::aoti::Handle {0}_h = wirc::rt::aoti::empty_strided_cpu("
+                                 "{1}, {0}_size, {0}_stride, {2}, \"{0}\");",
+                                 info.name, rank, aotiDType(info.layout.dtype)));
+              else
+                line(fmt::format("wirc::rt::aoti::Handle {0}_h = wirc::rt::aoti::empty_strided({1}, "
+                                 "{0}_size, {0}_stride, {2}, {3}, \"{0}\");",
+                                 info.name, rank, aotiDType(info.layout.dtype),
+                                 info.layout.device.index));
               viewOf(info);
               return;
             }
+            rejectHostTensor(info);
             line(fmt::format("wirc::rt::Buffer {0}_storage(wirc::rt::storage_bytes({1}, {0}_size, "
                              "{0}_stride, {2}));",
                              info.name, rank, itemsize(info)));
@@ -1155,6 +1178,8 @@ void CppEmitter::body(std::string &text, const Line &l) {
             externCall(text, e.op, e.args, e.kwargs, &*e.out, "", "call_out", "");
           },
           [&](const ExternKernelAllocLine &e) {
+            if (aoti() && e.op == "aten.copy_.default" && e.result == kNoBuffer)
+              return aotiCopy(text, e);
             if (aoti())
               return aotiExternCall(text, e.op, schemaOf(e), e.args,
                                     e.kwargs, nullptr, e.result);
@@ -1357,13 +1382,20 @@ void CppEmitter::body(std::string &text, const Line &l) {
           },
           [&](const PoolAllocateLine &p) {
             const PoolInfo &pool = module.pool(p.pool);
+            bool host = pool.device.kind == graph::Device::Kind::CPU;
             if (aoti()) {
               line(fmt::format("wirc::rt::aoti::Handle {0}_h; {{ const int64_t size[] = {{INT64_C("
-                               "{1})}}, stride[] = {{1}}; {0}_h = wirc::rt::aoti::empty_strided(1, "
-                               "size, stride, aoti_torch_dtype_uint8(), {2}, \"{0}\"); }}",
-                               pool.name, pool.bytes, pool.device.index));
+                               "{1})}}, stride[] = {{1}}; {0}_h = wirc::rt::aoti::{3}(1, "
+                               "size, stride, aoti_torch_dtype_uint8(), {2}\"{0}\"); }}",
+                               pool.name, pool.bytes,
+                               host ? "" : fmt::format("{}, ", pool.device.index),
+                               host ? "empty_strided_cpu" : "empty_strided"));
               return;
             }
+            if (host)
+              unsupported(fmt::format("memory pool '{}' on the CPU: its tensors are device "
+                                      "memory; the python and fx-module wrappers run it",
+                                      pool.name));
             line(fmt::format("wirc::rt::Buffer {}_storage(INT64_C({}));", pool.name, pool.bytes));
           },
           [&](const AllocateFromPoolLine &a) {

@@ -26,6 +26,42 @@ void takeView(Value &out, BufferId base, graph::View &view) {
   out.expr = std::move(view.offset);
 }
 
+/// True if \p dims (an integer or expression per dimension) spell \p exprs.
+bool sameDims(const graph::Value &dims, const sym::ExprList &exprs) {
+  if (dims.kind != graph::Value::Kind::List || dims.items.size() != exprs.size())
+    return false;
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    const graph::Value &d = dims.items[i];
+    if (d.kind == graph::Value::Kind::Int) {
+      if (exprs[i].constant() != d.intValue)
+        return false;
+    } else if (d.kind != graph::Value::Kind::Expr || !(d.expr == exprs[i])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// aten.empty_strided(size, stride, dtype=, device=) returning a new buffer
+/// with exactly that layout is an allocation (the exporter's form for a
+/// device copy's target and for an output nothing writes): it becomes one,
+/// so that every emitter prints its own and the memory planner may place it.
+bool isAllocation(const graph::ExternNode &ext, const graph::Layout &layout) {
+  if (ext.op != "aten.empty_strided.default" || !ext.result || ext.out ||
+      !ext.mutated.empty() || ext.args.size() != 2 || ext.kwargs.size() != 2 ||
+      layout.offset.constant() != 0)
+    return false;
+  bool dtype = false, device = false;
+  for (const auto &[key, v] : ext.kwargs) {
+    if (key == "dtype")
+      dtype = v.kind == graph::Value::Kind::DType && v.dtype == layout.dtype;
+    else if (key == "device")
+      device = v.kind == graph::Value::Kind::Device && v.device == layout.device;
+  }
+  return dtype && device && sameDims(ext.args[0], layout.size) &&
+         sameDims(ext.args[1], layout.stride);
+}
+
 /// Names to dense ids in one open-addressed array: a std::string key and a
 /// hash node per buffer were much of this pass's time and memory. The names
 /// stay where they are (\p nameOf), which must not move while the table is
@@ -527,6 +563,15 @@ void FunctionBuilder::buildNode(graph::Node &node) {
               line.out = convert(*ext.out);
               emit(std::move(line));
               return;
+            }
+            if (ext.result) {
+              BufferId result = id(*ext.result, ext.resultId);
+              const BufferInfo &info = module.buffers[result];
+              if (info.kind == BufferKind::Intermediate && !info.isTuple &&
+                  isAllocation(ext, info.layout)) {
+                ensureDefined(result);
+                return;
+              }
             }
             ExternKernelAllocLine line;
             line.op = std::move(ext.op);

@@ -111,6 +111,17 @@ inline Handle empty_strided(int rank, const int64_t *sizes, const int64_t *strid
   return Handle(h);
 }
 
+/// A tensor in host memory: a copy between devices lands in one or leaves
+/// from one.
+inline Handle empty_strided_cpu(int rank, const int64_t *sizes, const int64_t *strides,
+                                int32_t dtype, const char *what) {
+  AtenTensorHandle h = nullptr;
+  check(aoti_torch_empty_strided(rank, sizes, strides, dtype, aoti_torch_device_type_cpu(), 0,
+                                 &h),
+        "aoti_torch_empty_strided", what);
+  return Handle(h);
+}
+
 /// A view of \p base's storage with its own sizes and strides, \p offset
 /// elements past \p base's first element.
 inline Handle view(const Handle &base, int rank, const int64_t *sizes, const int64_t *strides,
