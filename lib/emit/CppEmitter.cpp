@@ -268,6 +268,15 @@ private:
   }
   std::string aotiHandleVar(const Value &v, std::string &decls, unsigned &counter) const;
   void aotiCopy(std::string &text, const ExternKernelAllocLine &e);
+  /// AOTI: the statement allocating a tensor on \p device from \p args
+  /// (rank, sizes, strides, dtype), named \p what in errors.
+  static std::string aotiEmpty(const graph::Device &device, const std::string &args,
+                               std::string_view what) {
+    if (device.kind == graph::Device::Kind::CPU)
+      return fmt::format("wirc::rt::aoti::empty_strided_cpu({}, \"{}\");", args, what);
+    return fmt::format("wirc::rt::aoti::empty_strided({}, {}, \"{}\");", args, device.index,
+                       what);
+  }
   /// A number passed where an op takes a tensor: a 0-dim CPU tensor, as
   /// PyTorch wraps it, of the dtype the wrapped number would compute in.
   std::string aotiScalarTensor(const Value &v, std::string &decls, unsigned &counter) const;
@@ -1046,15 +1055,11 @@ void CppEmitter::body(std::string &text, const Line &l) {
             int rank = static_cast<int>(info.layout.size.size());
             line(layoutArrays(info));
             if (aoti()) {
-              if (info.layout.device.kind == graph::Device::Kind::CPU)
-                line(fmt::format("wirc::rt::aoti::Handle {0}_h = wirc::rt::aoti::empty_strided_cpu("
-                                 "{1}, {0}_size, {0}_stride, {2}, \"{0}\");",
-                                 info.name, rank, aotiDType(info.layout.dtype)));
-              else
-                line(fmt::format("wirc::rt::aoti::Handle {0}_h = wirc::rt::aoti::empty_strided({1}, "
-                                 "{0}_size, {0}_stride, {2}, {3}, \"{0}\");",
-                                 info.name, rank, aotiDType(info.layout.dtype),
-                                 info.layout.device.index));
+              line(fmt::format("wirc::rt::aoti::Handle {0}_h = {1}", info.name,
+                               aotiEmpty(info.layout.device,
+                                         fmt::format("{0}, {1}_size, {1}_stride, {2}", rank,
+                                                     info.name, aotiDType(info.layout.dtype)),
+                                         info.name)));
               viewOf(info);
               return;
             }
@@ -1382,17 +1387,15 @@ void CppEmitter::body(std::string &text, const Line &l) {
           },
           [&](const PoolAllocateLine &p) {
             const PoolInfo &pool = module.pool(p.pool);
-            bool host = pool.device.kind == graph::Device::Kind::CPU;
             if (aoti()) {
               line(fmt::format("wirc::rt::aoti::Handle {0}_h; {{ const int64_t size[] = {{INT64_C("
-                               "{1})}}, stride[] = {{1}}; {0}_h = wirc::rt::aoti::{3}(1, "
-                               "size, stride, aoti_torch_dtype_uint8(), {2}\"{0}\"); }}",
+                               "{1})}}, stride[] = {{1}}; {0}_h = {2} }}",
                                pool.name, pool.bytes,
-                               host ? "" : fmt::format("{}, ", pool.device.index),
-                               host ? "empty_strided_cpu" : "empty_strided"));
+                               aotiEmpty(pool.device, "1, size, stride, aoti_torch_dtype_uint8()",
+                                         pool.name)));
               return;
             }
-            if (host)
+            if (pool.device.kind == graph::Device::Kind::CPU)
               unsupported(fmt::format("memory pool '{}' on the CPU: its tensors are device "
                                       "memory; the python and fx-module wrappers run it",
                                       pool.name));

@@ -102,24 +102,26 @@ inline Handle borrow(AtenTensorHandle tensor, const char *what) {
   return Handle(copy);
 }
 
-inline Handle empty_strided(int rank, const int64_t *sizes, const int64_t *strides,
-                            int32_t dtype, int32_t device_index, const char *what) {
+inline Handle empty_strided_on(int32_t device_type, int32_t device_index, int rank,
+                               const int64_t *sizes, const int64_t *strides, int32_t dtype,
+                               const char *what) {
   AtenTensorHandle h = nullptr;
-  check(aoti_torch_empty_strided(rank, sizes, strides, dtype, aoti_torch_device_type_cuda(),
-                                 device_index, &h),
+  check(aoti_torch_empty_strided(rank, sizes, strides, dtype, device_type, device_index, &h),
         "aoti_torch_empty_strided", what);
   return Handle(h);
+}
+
+inline Handle empty_strided(int rank, const int64_t *sizes, const int64_t *strides,
+                            int32_t dtype, int32_t device_index, const char *what) {
+  return empty_strided_on(aoti_torch_device_type_cuda(), device_index, rank, sizes, strides,
+                          dtype, what);
 }
 
 /// A tensor in host memory: a copy between devices lands in one or leaves
 /// from one.
 inline Handle empty_strided_cpu(int rank, const int64_t *sizes, const int64_t *strides,
                                 int32_t dtype, const char *what) {
-  AtenTensorHandle h = nullptr;
-  check(aoti_torch_empty_strided(rank, sizes, strides, dtype, aoti_torch_device_type_cpu(), 0,
-                                 &h),
-        "aoti_torch_empty_strided", what);
-  return Handle(h);
+  return empty_strided_on(aoti_torch_device_type_cpu(), 0, rank, sizes, strides, dtype, what);
 }
 
 /// A view of \p base's storage with its own sizes and strides, \p offset

@@ -861,17 +861,7 @@ class _GraphConverter:
                 dst = self.value(view)
             elif op.get_name() == target:
                 self.note_buffer(target)
-                layout = op.get_layout()
-
-                def dims(xs: Any) -> list:
-                    out = [self.expr(x) for x in xs]
-                    return [x if isinstance(x, int) else {"expr": x} for x in out]
-                self.nodes.append({
-                    "op": "extern_alloc", "kernel": "aten.empty_strided.default",
-                    "args": [dims(layout.size), dims(layout.stride)],
-                    "kwargs": {"dtype": self.value(layout.dtype),
-                               "device": self.value(layout.device)},
-                    "result": target})
+                self.empty_strided(target)
                 dst = {"buffer": target}
             else:
                 continue
@@ -1069,16 +1059,21 @@ class _GraphConverter:
             entry = self.buffers.get(name)
             if entry is None or entry.get("tuple") or entry.get("view_of"):
                 continue
-
-            def dims(xs: list) -> list:
-                return [x if isinstance(x, int) else {"expr": x} for x in xs]
-            self.nodes.append({
-                "op": "extern_alloc", "kernel": "aten.empty_strided.default",
-                "args": [dims(entry["size"]), dims(entry["stride"])],
-                "kwargs": {"dtype": {"dtype": entry["dtype"]},
-                           "device": {"device": entry["device"]}},
-                "result": name})
+            self.empty_strided(name)
             self.fresh.discard(name)
+
+    def empty_strided(self, name: str) -> None:
+        """A node making buffer `name` (noted) with its own layout:
+        aten.empty_strided, which build-wrapper-ir turns into an allocation."""
+        entry = self.buffers[name]
+
+        def dims(xs: list) -> list:
+            return [x if isinstance(x, int) else {"expr": x} for x in xs]
+        self.nodes.append({
+            "op": "extern_alloc", "kernel": "aten.empty_strided.default",
+            "args": [dims(entry["size"]), dims(entry["stride"])],
+            "kwargs": {"dtype": {"dtype": entry["dtype"]}, "device": {"device": entry["device"]}},
+            "result": name})
 
     def graph_fields(self) -> dict:
         """inputs, constants, buffers, nodes, outputs of this graph."""
