@@ -322,15 +322,30 @@ private:
                        "{}_stride)",
                        base.name, expr(v.expr), itemsize(base), v.size().size(), var, var);
   }
-  void condCall(std::string &text, const CondLine &c);
+  void condCall(std::string &text, const Line &l, const CondLine &c);
   void standaloneWhileLoop(std::string &text, const WhileLoopLine &w);
   void whileLoop(std::string &text, const WhileLoopLine &w);
   /// A call of subgraph \p then, or of \p then or \p otherwise on
   /// \p predicate (torch.cond); the outputs land in \p results or in
   /// \p tupleResult's items.
-  void subgraphCall(std::string &text, const Value *predicate, unsigned then, unsigned otherwise,
-                    const std::vector<Value> &operands, const std::vector<BufferId> &results,
-                    BufferId tupleResult, std::string_view op);
+  void subgraphCall(std::string &text, const Line &l, const Value *predicate, unsigned then,
+                    unsigned otherwise, const std::vector<Value> &operands,
+                    const std::vector<BufferId> &results, BufferId tupleResult,
+                    std::string_view op);
+  /// Whether a free right after \p call (with only frees between) releases
+  /// \p b: the call is its last use.
+  bool freedAfter(const Line &call, BufferId b) const {
+    for (const Line *l = &call + 1; l != lines->data() + lines->size(); ++l) {
+      const auto *free = std::get_if<FreeLine>(l);
+      if (!free)
+        return false;
+      if (free->buffer == b)
+        return true;
+    }
+    return false;
+  }
+  /// The lines of the function being printed.
+  const std::vector<Line> *lines = nullptr;
   std::string function(const Function &f);
   [[noreturn]] void rejectExtern(const std::string &op) const {
     unsupported(fmt::format("extern kernel '{}' without a hook table (--cpp-extern=hooks)", op));
@@ -1330,9 +1345,9 @@ void CppEmitter::body(std::string &text, const Line &l) {
           [&](const DeviceGuardExitLine &) {},
           [&](const SubgraphEnterLine &) {},
           [&](const SubgraphExitLine &) {},
-          [&](const CondLine &c) { condCall(text, c); },
+          [&](const CondLine &c) { condCall(text, l, c); },
           [&](const InvokeSubgraphLine &i) {
-            subgraphCall(text, nullptr, i.function, i.function, i.operands, {}, i.tupleResult,
+            subgraphCall(text, l, nullptr, i.function, i.function, i.operands, {}, i.tupleResult,
                          "invoke_subgraph");
           },
           [&](const WhileLoopLine &w) { whileLoop(text, w); },
@@ -1431,13 +1446,14 @@ void CppEmitter::body(std::string &text, const Line &l) {
 /// torch.cond: reads the predicate (waiting for the device when it is a
 /// tensor), then calls one subgraph function with the operands; the results
 /// land in NAME_items for multi_output to unpack, or in their own buffers.
-void CppEmitter::condCall(std::string &text, const CondLine &c) {
-  subgraphCall(text, &*c.predicate, c.trueFunction, c.falseFunction, c.operands, c.results,
+void CppEmitter::condCall(std::string &text, const Line &l, const CondLine &c) {
+  subgraphCall(text, l, &*c.predicate, c.trueFunction, c.falseFunction, c.operands, c.results,
                c.tupleResult, "torch.cond");
 }
 
-void CppEmitter::subgraphCall(std::string &text, const Value *predicate, unsigned thenIndex,
-                              unsigned otherwiseIndex, const std::vector<Value> &operands,
+void CppEmitter::subgraphCall(std::string &text, const Line &l, const Value *predicate,
+                              unsigned thenIndex, unsigned otherwiseIndex,
+                              const std::vector<Value> &operands,
                               const std::vector<BufferId> &results, BufferId tupleResult,
                               std::string_view op) {
   const Function &then = module.functions.at(thenIndex);
@@ -1479,15 +1495,27 @@ void CppEmitter::subgraphCall(std::string &text, const Value *predicate, unsigne
   std::string tensors, symbols;
   unsigned counter = 0;
   std::string decls;
-  for (const Value &v : operands) {
+  for (size_t k = 0; k < operands.size(); ++k) {
+    const Value &v = operands[k];
     if (std::optional<std::string> size = sizeOperand(v)) {
       symbols += (symbols.empty() ? "" : ", ") + *size;
       continue;
     }
     if (aoti()) {
-      // The branch takes over its inputs: pass new references.
+      // The branch takes over its inputs. An operand whose last use is the
+      // call is handed over (at its last place in the list): the branch
+      // then frees it at its own last use, as Inductor's wrapper, which
+      // deletes such operands before the call, lets it. The others get new
+      // references.
+      bool handOver = v.kind == Value::Kind::View;
+      if (v.kind == Value::Kind::Buffer && freedAfter(l, v.buffer))
+        handOver = std::none_of(operands.begin() + static_cast<std::ptrdiff_t>(k) + 1,
+                                operands.end(), [&](const Value &later) {
+                                  return later.kind == Value::Kind::Buffer &&
+                                         later.buffer == v.buffer;
+                                });
       tensors += (tensors.empty() ? "" : ", ") + aotiHandleVar(v, decls, counter) +
-                 (v.kind == Value::Kind::View ? ".release()" : ".share()");
+                 (handOver ? ".release()" : ".share()");
     } else if (v.kind == Value::Kind::Buffer || v.kind == Value::Kind::View) {
       tensors += (tensors.empty() ? "" : ", ") + tensorOperand(v, decls, counter);
     } else {
@@ -1801,6 +1829,7 @@ std::string CppEmitter::function(const Function &f) {
       unsupported(fmt::format("scalar input '{}'", info.name));
   }
   std::string text;
+  lines = &f.lines;
   for (const Line &l : f.lines) {
     body(text, l);
     if (const auto *o = std::get_if<OutputLine>(&l))
