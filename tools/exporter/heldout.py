@@ -1021,3 +1021,95 @@ def expand_mutation():
         x[1:3].mul_(2)
         return row.expand(4, 6) + x[0], x.sum()
     return fn, (randn(4, 6), randn(6))
+
+
+@program("lstm_cell_unrolled")
+def lstm_cell_unrolled():
+    cell = nn.LSTMCell(12, 16).to(CUDA)
+
+    def fn(xs, h, c):
+        outs = []
+        for t in range(xs.shape[0]):
+            h, c = cell(xs[t], (h, c))
+            outs.append(h)
+        return torch.stack(outs), c
+    return fn, (randn(4, 3, 12), randn(3, 16), randn(3, 16))
+
+
+@program("associative_scan_max")
+def associative_scan_max():
+    # A user combine function: Inductor writes a Triton scan kernel for it.
+    from torch._higher_order_ops.associative_scan import associative_scan
+
+    def fn(x):
+        return associative_scan(torch.maximum, x, dim=1, combine_mode="pointwise") * 2, x.cummax(1)[1]
+    return fn, (randn(4, 32),)
+
+
+@program("unfold_fold")
+def unfold_fold():
+    # im2col and back (overlapping windows summed by fold).
+    def fn(x):
+        cols = F.unfold(x, kernel_size=3, padding=1, stride=2)
+        return F.fold(cols * 0.5, output_size=x.shape[-2:], kernel_size=3, padding=1, stride=2)
+    return fn, (randn(2, 3, 8, 8),)
+
+
+@program("kv_cache_update")
+def kv_cache_update():
+    # A preallocated cache input written at a position given by a tensor.
+    def fn(cache, new, pos):
+        cache.index_copy_(1, pos, new)
+        q = cache[:, :8].sum(1)
+        return q, cache.amax()
+    return fn, (torch.zeros(2, 16, 4, device=CUDA), randn(2, 3, 4),
+                torch.tensor([5, 6, 7], device=CUDA))
+
+
+@program("masked_scatter_fill")
+def masked_scatter_fill():
+    def fn(x, mask, src):
+        return x.masked_scatter(mask, src), x.masked_fill(~mask, float("-inf")).softmax(-1)
+    return fn, (randn(4, 6), torch.rand(4, 6, device=CUDA) > 0.4, randn(24))
+
+
+@program("cdist_pairwise")
+def cdist_pairwise():
+    def fn(a, b):
+        d = torch.cdist(a, b)
+        return d.min(-1).values, torch.cdist(a, b, p=1).argmin(-1)
+    return fn, (randn(2, 7, 5), randn(2, 9, 5))
+
+
+@program("bicubic_resize")
+def bicubic_resize():
+    def fn(x):
+        up = F.interpolate(x, scale_factor=2, mode="bicubic", align_corners=False)
+        return up, F.interpolate(x, size=(5, 7), mode="bilinear", align_corners=True)
+    return fn, (randn(1, 2, 6, 6),)
+
+
+@program("tensor_unfold_windows")
+def tensor_unfold_windows():
+    # Overlapping-window views (stride smaller than the window) reduced.
+    def fn(x):
+        w = x.unfold(-1, 4, 2)
+        return w.mean(-1), (w * w).sum((-1, -2))
+    return fn, (randn(3, 17),)
+
+
+@program("triu_dynamic", dynamic=True)
+def triu_dynamic():
+    def fn(x):
+        n = x.shape[-1]
+        causal = torch.ones(n, n, device=x.device, dtype=torch.bool).tril()
+        return x.masked_fill(~causal, 0.0).cumsum(-1), torch.triu(x, diagonal=1).sum()
+    return fn, (randn(2, 9, 9),)
+
+
+@program("logsumexp_keepdim")
+def logsumexp_keepdim():
+    def fn(x):
+        lse = torch.logsumexp(x, dim=-1, keepdim=True)
+        return x - lse, torch.logsumexp(x.float().masked_fill(x > 1, float("-inf")), 0)
+    return fn, (randn(5, 33),)
