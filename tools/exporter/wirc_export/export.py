@@ -267,7 +267,7 @@ class _GraphConverter:
         self.tuners: dict[str, Any] = {}
         self.nodes: list[dict] = []
         self.mutated: set[str] = set()
-        self.reuses = lines.InPlaceReuses()
+        self.reuses = lines.InPlaceReuses(getattr(self.graph, "removed_buffers", ()))
         self.subgraphs = subgraphs if subgraphs is not None else {}
         self.used_subgraphs: list[str] = []
         self.skipping = False

@@ -9,7 +9,7 @@ machines without it (test/lit/exporter).
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Collection, Optional
 
 
 class InPlaceReuses:
@@ -21,15 +21,23 @@ class InPlaceReuses:
     between the two (a fused node's buffer, handed on: buf0 -> buf1 ->
     buf2), hands the storage on: the kernel then updates buf0 and defines
     buf2, and buf1 never exists.
+
+    A reuse of a buffer that fusion removed (`removed`, the graph's
+    removed_buffers: an intermediate a kernel keeps in registers, such as a
+    bicubic resize's rows) is dropped, as Inductor's memory planning drops
+    it: neither name ever exists.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, removed: Collection[str] = ()) -> None:
         self._storage: dict[str, str] = {}  # new name -> the storage's name
         self._made_at: dict[str, int] = {}  # new name -> node count then
+        self._removed = removed
 
     def reuse(self, old: str, new: str, nodes: list) -> Optional[str]:
         """Records `new = old`, made when the graph had `nodes`; returns the
         name that was handed on and no longer exists, if any."""
+        if old in self._removed:
+            return None
         dropped = None
         if old in self._storage and all(node.get("op") == "comment"
                                         for node in nodes[self._made_at[old]:]):

@@ -38,6 +38,22 @@ check("used between", r.reuse("buf1", "buf2", nodes), None)
 check("used between waits", r.waiting(), ["buf1", "buf2"])
 check("used between take", r.take("buf2"), "buf1")
 
+# Reuses of buffers that fusion removed, among live ones (a bicubic resize:
+# each row of taps is an in-place chain the kernel keeps in registers):
+# dropped, as Inductor's planning drops them; the live chain is taken.
+r = lines.InPlaceReuses({"buf3", "buf4", "buf5", "buf7", "buf8", "buf9"})
+nodes = []
+for old, new in [("buf0", "buf1"), ("buf1", "buf2"), ("buf3", "buf4"), ("buf4", "buf5"),
+                 ("buf2", "buf6"), ("buf7", "buf8"), ("buf8", "buf9"), ("buf6", "buf13")]:
+    r.reuse(old, new, nodes)
+check("removed take", r.take("buf13"), "buf0")
+check("removed done", r.waiting(), [])
+# Without the removed names the same lines leave the removed chains waiting.
+r = lines.InPlaceReuses()
+for old, new in [("buf3", "buf4"), ("buf4", "buf5")]:
+    r.reuse(old, new, [])
+check("removed unknown waits", r.waiting(), ["buf5"])
+
 # Unrelated names are not reuses.
 check("not a reuse", lines.InPlaceReuses().take("buf7"), None)
 
