@@ -335,14 +335,10 @@ private:
   /// Whether a free right after \p call (with only frees between) releases
   /// \p b: the call is its last use.
   bool freedAfter(const Line &call, BufferId b) const {
-    for (const Line *l = &call + 1; l != lines->data() + lines->size(); ++l) {
-      const auto *free = std::get_if<FreeLine>(l);
-      if (!free)
-        return false;
-      if (free->buffer == b)
-        return true;
-    }
-    return false;
+    bool freed = false;
+    forEachFreeAfter(*lines, static_cast<size_t>(&call - lines->data()),
+                     [&](size_t, const FreeLine &free) { freed |= free.buffer == b; });
+    return freed;
   }
   /// The lines of the function being printed.
   const std::vector<Line> *lines = nullptr;

@@ -272,12 +272,9 @@ private:
       if (freedByCallLines.empty())
         freedByCallLines.assign(lines.size(), false);
       forEachUse(lines[i], [&](BufferId b) { usedBy[b] = true; });
-      for (size_t j = i + 1; j < lines.size(); ++j) {
-        const auto *free = std::get_if<FreeLine>(&lines[j]);
-        if (!free)
-          break;
-        freedByCallLines[j] = usedBy[free->buffer];
-      }
+      forEachFreeAfter(lines, i, [&](size_t j, const FreeLine &free) {
+        freedByCallLines[j] = usedBy[free.buffer];
+      });
       forEachUse(lines[i], [&](BufferId b) { usedBy[b] = false; });
     }
     freedByCallAt = freedByCallLines.empty() ? nullptr : &freedByCallLines;
@@ -287,11 +284,11 @@ private:
   }
   /// Prints the frees freedByCall() holds back for the call \p call.
   void freesBeforeCall(const Line &call) {
-    for (const Line *l = &call + 1; l != current->data() + current->size() &&
-                                    std::holds_alternative<FreeLine>(*l);
-         ++l)
-      if (freedByCall(*l))
-        linef("del {}", name(std::get<FreeLine>(*l).buffer));
+    forEachFreeAfter(*current, static_cast<size_t>(&call - current->data()),
+                     [&](size_t j, const FreeLine &free) {
+                       if (freedByCall((*current)[j]))
+                         linef("del {}", name(free.buffer));
+                     });
   }
   void harness();
 };

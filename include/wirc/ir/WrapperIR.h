@@ -476,6 +476,22 @@ template <typename Fn> void forEachDef(const Line &line, Fn &&fn) {
              line);
 }
 
+/// Calls \p fn(size_t index, const FreeLine &) for each free right after \p at in
+/// \p lines (\p at excluded), up to the first line that is not a free. After
+/// a subgraph call (invoke_subgraph, cond) these release the operands whose
+/// last use the call is: the Python wrapper deletes them before the call,
+/// the AOTI one hands them over, so that the subgraph frees each at its own
+/// last use.
+template <typename Fn>
+void forEachFreeAfter(const std::vector<Line> &lines, size_t at, Fn &&fn) {
+  for (size_t j = at + 1; j < lines.size(); ++j) {
+    const auto *free = std::get_if<FreeLine>(&lines[j]);
+    if (!free)
+      return;
+    fn(j, *free);
+  }
+}
+
 struct Function {
   std::string name;
   bool isSubgraph = false;

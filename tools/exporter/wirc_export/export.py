@@ -1012,11 +1012,13 @@ class _GraphConverter:
             self.nodes.append({"op": "device_guard_exit"})
         elif kind == "ReuseLine":
             old, new = line.node.get_name(), line.reused_as.get_name()
-            self.note_buffer(old)
-            self.note_buffer(new)
-            dropped = self.reuses.reuse(old, new, self.nodes)
-            if dropped is not None:
-                self.buffers.pop(dropped, None)
+            # A removed buffer's reuse is dropped: neither name is a buffer.
+            if not self.reuses.drops(old):
+                self.note_buffer(old)
+                self.note_buffer(new)
+                dropped = self.reuses.reuse(old, new, self.nodes)
+                if dropped is not None:
+                    self.buffers.pop(dropped, None)
         elif kind == "ReinterpretLine":
             self.note_buffer(line.reused_as.get_name())
         elif kind == "ExternKernelOutLine":

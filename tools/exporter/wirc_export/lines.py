@@ -33,10 +33,15 @@ class InPlaceReuses:
         self._made_at: dict[str, int] = {}  # new name -> node count then
         self._removed = removed
 
+    def drops(self, old: str) -> bool:
+        """Whether a reuse of `old` is dropped (a removed buffer): the
+        converter then records neither name's buffer."""
+        return old in self._removed
+
     def reuse(self, old: str, new: str, nodes: list) -> Optional[str]:
         """Records `new = old`, made when the graph had `nodes`; returns the
         name that was handed on and no longer exists, if any."""
-        if old in self._removed:
+        if self.drops(old):
             return None
         dropped = None
         if old in self._storage and all(node.get("op") == "comment"

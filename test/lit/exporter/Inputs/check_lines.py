@@ -46,6 +46,7 @@ nodes = []
 for old, new in [("buf0", "buf1"), ("buf1", "buf2"), ("buf3", "buf4"), ("buf4", "buf5"),
                  ("buf2", "buf6"), ("buf7", "buf8"), ("buf8", "buf9"), ("buf6", "buf13")]:
     r.reuse(old, new, nodes)
+check("removed drops", [r.drops(n) for n in ("buf2", "buf3", "buf8")], [False, True, True])
 check("removed take", r.take("buf13"), "buf0")
 check("removed done", r.waiting(), [])
 # Without the removed names the same lines leave the removed chains waiting.
