@@ -1113,3 +1113,61 @@ def logsumexp_keepdim():
         lse = torch.logsumexp(x, dim=-1, keepdim=True)
         return x - lse, torch.logsumexp(x.float().masked_fill(x > 1, float("-inf")), 0)
     return fn, (randn(5, 33),)
+
+
+@program("int64_indexing")
+def int64_indexing():
+    # More elements than int32 holds (2 GiB of int8): the kernel's numel and
+    # its index arithmetic are 64-bit, the launch grid past 2**21 blocks.
+    def fn(x):
+        x.add_(1)
+        return x[-16:] * 2, x[:16].sum(dtype=torch.int64)
+    n = 2**31 + 64
+    return fn, (torch.randint(0, 100, (n,), device=CUDA, dtype=torch.int8),)
+
+
+@program("long_thin_transpose")
+def long_thin_transpose():
+    # Transposes of long, thin matrices (8M by 3): a 1-D kernel over 25M
+    # elements and a 2-D tiled one whose x extent is 8M.
+    def fn(a, b):
+        return a.t().contiguous() + 1, (b.t() * 2).contiguous()
+    return fn, (randn(3, 2**23), randn(2**23, 3))
+
+
+@program("weight_norm_training", training=True)
+def weight_norm_training():
+    # A parametrized weight (weight_norm's g and v), recomputed per call.
+    lin = nn.utils.parametrizations.weight_norm(nn.Linear(12, 7)).to(CUDA)
+
+    def fn(x):
+        lin.zero_grad(set_to_none=True)
+        loss = F.silu(lin(x)).square().mean()
+        loss.backward()
+        p = lin.parametrizations.weight
+        return loss.detach(), p.original0.grad.clone(), p.original1.grad.clone()
+    return fn, (randn(5, 12),)
+
+
+@program("gather_training", training=True)
+def gather_training():
+    # gather forward, a scatter-add of the gradient backward.
+    def fn(x, idx):
+        x = x.detach().requires_grad_(True)
+        y = torch.gather(x, 1, idx).sigmoid()
+        (y * torch.arange(y.shape[1], device=CUDA)).sum().backward()
+        return y.detach(), x.grad
+    return fn, (randn(6, 10), torch.randint(0, 10, (6, 15), device=CUDA))
+
+
+@program("var_std_multi_dim")
+def var_std_multi_dim():
+    # Reductions over several, non-adjacent dimensions, and a softmax over two.
+    def fn(x):
+        var, mean = torch.var_mean(x, dim=(0, 2), correction=0, keepdim=True)
+        z = (x - mean) * torch.rsqrt(var + 1e-5)
+        m = z.amax(dim=(-2, -1), keepdim=True)
+        e = (z - m).exp()
+        return e / e.sum(dim=(-2, -1), keepdim=True), x.std(-1), torch.nan_to_num(z.log(), nan=0.0,
+                                                                                  neginf=-9.0)
+    return fn, (randn(4, 6, 5, 7),)
