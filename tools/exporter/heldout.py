@@ -1171,3 +1171,95 @@ def var_std_multi_dim():
         return e / e.sum(dim=(-2, -1), keepdim=True), x.std(-1), torch.nan_to_num(z.log(), nan=0.0,
                                                                                   neginf=-9.0)
     return fn, (randn(4, 6, 5, 7),)
+
+
+@program("complex_io")
+def complex_io():
+    # Complex tensors in and out of the graph: the wrappers' dtypes and
+    # their benchmark inputs.
+    def fn(z, w):
+        y = z * w.conj() + 1j
+        return y, torch.view_as_real(y).sum(-1), z.abs().square()
+    return fn, (randn(6, 5, dtype=torch.complex64), randn(6, 5, dtype=torch.complex64))
+
+
+@program("ctc_loss_training", training=True)
+def ctc_loss_training():
+    # A fallback with integer-list and tensor length arguments, and its
+    # backward.
+    def fn(logits, targets, input_lengths, target_lengths):
+        logits = logits.detach().requires_grad_(True)
+        loss = F.ctc_loss(logits.log_softmax(-1), targets, input_lengths, target_lengths)
+        loss.backward()
+        return loss.detach(), logits.grad
+    t, n, c, s = 12, 3, 6, 4
+    return fn, (randn(t, n, c), torch.randint(1, c, (n, s), device=CUDA),
+                torch.full((n,), t, device=CUDA, dtype=torch.long),
+                torch.tensor([4, 3, 2], device=CUDA, dtype=torch.long))
+
+
+@program("max_pool_indices_training", training=True)
+def max_pool_indices_training():
+    # max_pool2d's indices as an output, and the backward that reads them.
+    def fn(x):
+        x = x.detach().requires_grad_(True)
+        y, idx = F.max_pool2d(x, 3, stride=2, padding=1, return_indices=True)
+        (y * y).sum().backward()
+        return y.detach(), idx, x.grad
+    return fn, (randn(2, 3, 9, 9),)
+
+
+@program("cond_shape_predicate", dynamic=True)
+def cond_shape_predicate():
+    # torch.cond on a predicate of the input's size (a symbolic bool, not a
+    # tensor).
+    def fn(x):
+        return torch.cond(x.shape[0] > 4, lambda t: t.cos() * 2, lambda t: t.sin() - 1, (x,))
+    return fn, (randn(7, 3),)
+
+
+@program("cond_dynamic_operands", dynamic=True)
+def cond_dynamic_operands():
+    # torch.cond on a tensor under dynamic shapes: the branches take the
+    # sizes as operands.
+    def fn(p, x):
+        return torch.cond(p, lambda t: t.cos() * 2, lambda t: t.sin() - 1, (x,))
+    return fn, (torch.tensor(True, device=CUDA), randn(7, 3))
+
+
+@program("cudnn_lstm")
+def cudnn_lstm():
+    # nn.LSTM through cuDNN: a fallback taking a list of weight tensors and
+    # returning several outputs.
+    lstm = nn.LSTM(8, 16, num_layers=2, batch_first=True).to(CUDA).eval()
+
+    def fn(x):
+        out, (h, c) = lstm(x)
+        return out.relu(), h, c.sum(0)
+    return fn, (randn(3, 5, 8),)
+
+
+@program("index_add_duplicates")
+def index_add_duplicates():
+    # index_add_ into an input with repeated indices (atomic adds).
+    def fn(acc, idx, src):
+        acc.index_add_(0, idx, src, alpha=0.5)
+        return acc.sum(1)
+    return fn, (randn(5, 4), torch.tensor([0, 2, 2, 4, 0, 0], device=CUDA), randn(6, 4))
+
+
+@program("scatter_reduce_mean")
+def scatter_reduce_mean():
+    def fn(x, idx, src):
+        a = x.scatter_reduce(1, idx, src, reduce="mean", include_self=False)
+        b = x.scatter_reduce(1, idx, src, reduce="prod")
+        return a, b
+    return fn, (randn(3, 6), torch.randint(0, 6, (3, 8), device=CUDA), randn(3, 8))
+
+
+@program("cat_with_empty")
+def cat_with_empty():
+    # cat with an empty piece and pieces of other dtypes promoted.
+    def fn(a, b, c):
+        return torch.cat([a, b[:0], c.to(a.dtype) * 2]).cumsum(0), torch.cat([b, a], 1).amax(0)
+    return fn, (randn(3, 4), randn(3, 4), torch.randint(0, 9, (2, 4), device=CUDA))

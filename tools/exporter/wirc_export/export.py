@@ -929,6 +929,12 @@ class _GraphConverter:
                            "result": result})
 
     def cond(self, conditional: Any) -> None:
+        predicate = getattr(conditional.predicate, "expr", None)
+        if isinstance(predicate, sympy.logic.boolalg.Boolean):
+            # A comparison of sizes (x.shape[0] > 4): expressions in graph
+            # format v1 are integers.
+            raise ExportError(f"torch.cond on the size predicate {predicate}: not supported "
+                              "by wirc's graph format yet (a tensor predicate is)")
         names = [self.called_subgraph(sub, "torch.cond")
                  for sub in (conditional.true_subgraph, conditional.false_subgraph)]
         result = conditional.get_name()
@@ -1084,6 +1090,13 @@ class _GraphConverter:
             if isinstance(value, sympy.Expr):
                 if not isinstance(value, sympy.Symbol):
                     raise ExportError(f"input {name} is the expression {value}")
+                if isinstance(self.wrapper, W.SubgraphPythonWrapperCodegen):
+                    # Graph format v1: subgraphs share the top level's
+                    # symbols and take tensors only.
+                    raise ExportError(
+                        f"subgraph {self.name} takes the size symbol {value} as an input "
+                        "(torch.cond, torch.while_loop or a nested compile region under "
+                        "dynamic shapes): not supported by wirc's graph format yet")
                 self.symbol(value)
                 inputs.append({"name": str(value), "kind": "symbol"})
                 continue

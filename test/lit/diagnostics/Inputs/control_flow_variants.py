@@ -33,6 +33,17 @@ variant("cond-outputs", lambda d: subgraph(d, COND)["outputs"].append({"buffer":
 variant("body-outputs", lambda d: subgraph(d, BODY)["outputs"].pop())
 
 
+def symbol_input(d):
+    # Subgraphs share the top level's symbols: a size symbol as a subgraph's
+    # input is refused, declared or not.
+    d["symbols"] = [{"name": "s0", "hint": 4}]
+    subgraph(d, BODY)["inputs"].append({"name": "s0", "kind": "symbol"})
+    loop(d)["additional"].append({"expr": "s0"})
+
+
+variant("subgraph-symbol-input", symbol_input)
+
+
 def loop_in_body_calling_body(d):
     # The body runs a loop whose body is the body itself.
     node = copy.deepcopy(loop(d))
