@@ -1173,6 +1173,8 @@ def var_std_multi_dim():
     return fn, (randn(4, 6, 5, 7),)
 
 
+# Not exported yet: the exporter stops with an error naming the construct
+# (docs/validation.md, twenty-second run).
 @program("complex_io")
 def complex_io():
     # Complex tensors in and out of the graph: the wrappers' dtypes and
@@ -1209,6 +1211,8 @@ def max_pool_indices_training():
     return fn, (randn(2, 3, 9, 9),)
 
 
+# Not exported yet: the exporter stops with an error naming the construct
+# (docs/validation.md, twenty-second run).
 @program("cond_shape_predicate", dynamic=True)
 def cond_shape_predicate():
     # torch.cond on a predicate of the input's size (a symbolic bool, not a
@@ -1218,6 +1222,8 @@ def cond_shape_predicate():
     return fn, (randn(7, 3),)
 
 
+# Not exported yet: the exporter stops with an error naming the construct
+# (docs/validation.md, twenty-second run).
 @program("cond_dynamic_operands", dynamic=True)
 def cond_dynamic_operands():
     # torch.cond on a tensor under dynamic shapes: the branches take the

@@ -34,8 +34,8 @@ variant("body-outputs", lambda d: subgraph(d, BODY)["outputs"].pop())
 
 
 def symbol_input(d):
-    # Subgraphs share the top level's symbols: a size symbol as a subgraph's
-    # input is refused, declared or not.
+    # Subgraphs share the top level's symbols: a declared size symbol as a
+    # subgraph's input is refused.
     d["symbols"] = [{"name": "s0", "hint": 4}]
     subgraph(d, BODY)["inputs"].append({"name": "s0", "kind": "symbol"})
     loop(d)["additional"].append({"expr": "s0"})
