@@ -522,7 +522,9 @@ void PythonEmitter::body(const Line &l) {
           [&](const SymbolBindingLine &b) {
             using Source = SymbolBindingLine::Source;
             if (b.source == Source::Input) {
-              linef("{} = {}", b.symbol, name(b.tensor));
+              // An input named after its symbol (a subgraph's) is bound already.
+              if (name(b.tensor) != b.symbol)
+                linef("{} = {}", b.symbol, name(b.tensor));
               return;
             }
             if (b.source == Source::Expr) {

@@ -2904,10 +2904,6 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
             if (in.contains(key))
               error(child(p, key), fmt::format("field '{}' is not allowed in a symbol input",
                                                     key));
-          if (!topLevel) {
-            error(p + "/kind", "symbol inputs are only allowed in the top-level graph");
-            continue;
-          }
           if (!symbolNames.count(input.name)) {
             error(p + "/name", fmt::format("symbol input '{}' is not declared in /symbols",
                                                 input.name));
@@ -3359,6 +3355,25 @@ void Reader::checkGraph(Graph &graph) {
       return sub;
     return nullptr;
   };
+  // What a call passes to a subgraph's inputs from \p first on: a size
+  // symbol takes an integer or expression, a tensor never does (unless
+  // \p tensorsChecked: the caller has said so already).
+  auto checkOperandKinds = [&](const Graph &sub, const std::vector<Value> &values, size_t first,
+                               const Ptr &table, bool tensorsChecked = false) {
+    for (size_t i = 0; i < values.size() && first + i < sub.inputs.size(); ++i) {
+      const Input &input = sub.inputs[first + i];
+      const Value::Kind kind = values[i].kind;
+      const bool integer = kind == Value::Kind::Int || kind == Value::Kind::Expr;
+      if (input.kind == InputKind::Symbol && !integer)
+        error(table.child(i), fmt::format("input '{}' of subgraph '{}' is a size symbol; expected "
+                                          "an integer or {{\"expr\": ...}}",
+                                          input.name, sub.name));
+      else if (input.kind == InputKind::Tensor && integer && !tensorsChecked)
+        error(table.child(i), fmt::format("input '{}' of subgraph '{}' is a tensor; expected "
+                                          "{{\"buffer\": ...}} or {{\"view\": ...}}",
+                                          input.name, sub.name));
+    }
+  };
   auto defineTupleResult = [&](const std::string &name, const Ptr &pointer, std::string_view op) {
     if (!isTuple(name, kNoTensor))
       error(pointer, fmt::format("{} result '{}' is not a tuple buffer (\"tuple\": true)", op,
@@ -3555,6 +3570,8 @@ void Reader::checkGraph(Graph &graph) {
         if (sub->inputs.size() != cond->operands.size())
           error(gp, fmt::format("subgraph '{}' takes {} inputs but the cond passes {}",
                                      *name, sub->inputs.size(), cond->operands.size()));
+        else
+          checkOperandKinds(*sub, cond->operands, 0, p + "/operands");
         if (cond->result.empty() && sub->outputs.size() != cond->results.size())
           error(gp, fmt::format("subgraph '{}' returns {} outputs but the cond has {} results",
                                      *name, sub->outputs.size(), cond->results.size()));
@@ -3588,11 +3605,17 @@ void Reader::checkGraph(Graph &graph) {
       // Both subgraphs take the carried values, then the additional ones;
       // the cond returns the predicate, the body the next carried values.
       const size_t inputs = loop->carried.size() + loop->additional.size();
+      auto checkLoopOperands = [&](const Graph &sub) {
+        checkOperandKinds(sub, loop->carried, 0, carriedTable, /*tensorsChecked=*/true);
+        checkOperandKinds(sub, loop->additional, loop->carried.size(), p + "/additional");
+      };
       if (const Graph *sub = calledSubgraph(loop->condGraph, p + "/cond_graph")) {
         if (sub->inputs.size() != inputs)
           error(p + "/cond_graph",
                 fmt::format("subgraph '{}' takes {} inputs but the while_loop passes {}",
                             loop->condGraph, sub->inputs.size(), inputs));
+        else
+          checkLoopOperands(*sub);
         if (sub->outputs.size() != 1)
           error(p + "/cond_graph",
                 fmt::format("cond subgraph '{}' returns {} outputs; expected 1, the predicate",
@@ -3603,6 +3626,8 @@ void Reader::checkGraph(Graph &graph) {
           error(p + "/body_graph",
                 fmt::format("subgraph '{}' takes {} inputs but the while_loop passes {}",
                             loop->bodyGraph, sub->inputs.size(), inputs));
+        else
+          checkLoopOperands(*sub);
         if (sub->outputs.size() != loop->carried.size())
           error(p + "/body_graph",
                 fmt::format("body subgraph '{}' returns {} outputs but the while_loop carries {} "
@@ -3614,11 +3639,14 @@ void Reader::checkGraph(Graph &graph) {
       const InvokeSubgraphNode *invoke = &**boxedInvoke;
       for (size_t i = 0; i < invoke->operands.size(); ++i)
         useValue(invoke->operands[i], (p + "/operands").child(i), useValue);
-      if (const Graph *sub = calledSubgraph(invoke->graph, p + "/subgraph"))
+      if (const Graph *sub = calledSubgraph(invoke->graph, p + "/subgraph")) {
         if (sub->inputs.size() != invoke->operands.size())
           error(p + "/subgraph",
                 fmt::format("subgraph '{}' takes {} inputs but the invoke_subgraph passes {}",
                             invoke->graph, sub->inputs.size(), invoke->operands.size()));
+        else
+          checkOperandKinds(*sub, invoke->operands, 0, p + "/operands");
+      }
       defineTupleResult(invoke->result, p + "/result", "invoke_subgraph");
     } else if (auto *boxedBind = std::get_if<Boxed<BindSymbolNode>>(&node.body)) {
       const BindSymbolNode &bind = **boxedBind;

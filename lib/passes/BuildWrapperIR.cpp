@@ -145,6 +145,10 @@ private:
   bool checkUnbackedUses(size_t first, std::string_view pointer);
   std::unordered_set<std::string> unbacked;      ///< the module's unbacked symbols
   std::unordered_set<std::string> boundUnbacked; ///< those bound so far
+  /// Subgraphs: the module's symbols this function has no value for (not
+  /// an input, not a bare size or stride of a tensor input); any use is an
+  /// error.
+  std::unordered_set<std::string> unbound;
   Module &module;
   unsigned index;
   const graph::Graph &graph;
@@ -367,7 +371,9 @@ void FunctionBuilder::createBuffers(graph::Graph *consumed) {
 
 /// Binds every size symbol before the first line that may use it: symbol
 /// inputs first, then bare symbols found as a tensor input's size or stride,
-/// then precomputed symbols in declaration order.
+/// then precomputed symbols in declaration order. The top level must bind
+/// every symbol; a subgraph binds those its inputs give it and notes the
+/// rest in \c unbound, whose uses checkUnbackedUses reports.
 bool FunctionBuilder::bindSymbols() {
   bool ok = true;
   std::unordered_set<std::string> bound;
@@ -405,6 +411,10 @@ bool FunctionBuilder::bindSymbols() {
       bound.insert(symbol.name);
       continue;
     }
+    if (function.isSubgraph) {
+      unbound.insert(symbol.name);
+      continue;
+    }
     ctx.diag.error(fmt::format("/symbols/{}", &symbol - module.symbols.data()),
                    fmt::format("symbol '{}' is not bound: no graph input is the symbol and no "
                                "tensor input has it as a size or stride; give it an \"expr\" or "
@@ -415,6 +425,16 @@ bool FunctionBuilder::bindSymbols() {
   for (const graph::Symbol &symbol : module.symbols) {
     if (!symbol.expr)
       continue;
+    if (function.isSubgraph) {
+      // Computed here only from what the subgraph binds.
+      bool computable = true;
+      for (const std::string &used : sym::symbols(*symbol.expr))
+        computable &= bound.count(used) != 0;
+      if (!computable) {
+        unbound.insert(symbol.name);
+        continue;
+      }
+    }
     for (const std::string &used : sym::symbols(*symbol.expr))
       if (!bound.count(used)) {
         ctx.diag.error(fmt::format("/symbols/{}/expr", &symbol - module.symbols.data()),
@@ -685,14 +705,25 @@ void FunctionBuilder::buildNode(graph::Node &node) {
 
 /// Unbacked symbols are bound mid-function: every line must come after the
 /// bindings of the unbacked symbols it uses, in its expressions or in the
-/// layout it allocates. Checked over the lines a node built (from \p first),
-/// so that a diagnostic names the node.
+/// layout it allocates; and a subgraph's lines use only the symbols it binds.
+/// Checked over the lines a node built (from \p first), so that a
+/// diagnostic names the node.
 [[gnu::cold]] bool FunctionBuilder::checkUnbackedUses(size_t first, std::string_view pointer) {
   bool ok = true;
   auto check = [&](const sym::Expr &e, std::string_view what) {
     if (e.isConstant())
       return;
     for (const std::string &name : sym::symbols(e)) {
+      if (unbound.count(name)) {
+        ctx.diag.error(std::string(pointer),
+                       fmt::format("{} uses symbol '{}', which subgraph '{}' has no value for: "
+                                   "pass it as a symbol input, or give the subgraph a tensor "
+                                   "input with it as a size or stride",
+                                   what, name, graph.name));
+        unbound.erase(name); // once per symbol
+        ok = false;
+        continue;
+      }
       if (!unbacked.count(name) || boundUnbacked.count(name))
         continue;
       ctx.diag.error(std::string(pointer),
@@ -792,20 +823,29 @@ bool FunctionBuilder::build(graph::Graph *consumed) {
                          2 * graph.inputs.size() + 16);
   if (function.isSubgraph)
     emit(SubgraphEnterLine{graph.name});
-  bool ok = function.isSubgraph || bindSymbols();
+  bool ok = bindSymbols();
+  for (const graph::Symbol &symbol : module.symbols)
+    if (symbol.unbacked)
+      unbacked.insert(symbol.name);
+  // A subgraph's symbol inputs bind unbacked symbols too (the caller's).
+  for (const graph::Input &input : graph.inputs)
+    if (input.kind == graph::InputKind::Symbol && unbacked.count(input.name))
+      boundUnbacked.insert(input.name);
+  const bool checkUses = !unbacked.empty() || !unbound.empty();
+  size_t checked = function.lines.size();
   if (ctx.options.sizeAsserts)
     for (BufferId b : function.inputs)
       if (module.buffers[b].kind == BufferKind::Input)
         emit(AssertSizeStrideLine{b, module.buffers[b].layout.size,
                                   module.buffers[b].layout.stride, ""});
-  for (const graph::Symbol &symbol : module.symbols)
-    if (symbol.unbacked)
-      unbacked.insert(symbol.name);
-  size_t checked = function.lines.size();
+  if (checkUses) {
+    ok &= checkUnbackedUses(checked, graph.pointer + "/inputs");
+    checked = function.lines.size();
+  }
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     // A node's pointer, kept for the check of its lines (building may take
     // it over).
-    std::string pointer = unbacked.empty() ? std::string() : graph.nodes[i].pointer;
+    std::string pointer = checkUses ? graph.nodes[i].pointer : std::string();
     if (consumed) {
       // The IR takes the node's parts over, and the rest is freed now: the
       // graph and its IR would otherwise both be alive at the end of this
@@ -820,7 +860,7 @@ bool FunctionBuilder::build(graph::Graph *consumed) {
       graph::Node node = graph.nodes[i];
       buildNode(node);
     }
-    if (!unbacked.empty()) {
+    if (checkUses) {
       ok &= checkUnbackedUses(checked, pointer);
       checked = function.lines.size();
     }
@@ -833,7 +873,7 @@ bool FunctionBuilder::build(graph::Graph *consumed) {
     output.outputs = convertAll(outputs);
   }
   emit(std::move(output));
-  if (!unbacked.empty())
+  if (checkUses)
     ok &= checkUnbackedUses(checked, graph.pointer + "/outputs");
   if (function.isSubgraph)
     emit(SubgraphExitLine{});

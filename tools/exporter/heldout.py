@@ -1222,8 +1222,6 @@ def cond_shape_predicate():
     return fn, (randn(7, 3),)
 
 
-# Not exported yet: the exporter stops with an error naming the construct
-# (docs/validation.md, twenty-second run).
 @program("cond_dynamic_operands", dynamic=True)
 def cond_dynamic_operands():
     # torch.cond on a tensor under dynamic shapes: the branches take the
@@ -1231,6 +1229,33 @@ def cond_dynamic_operands():
     def fn(p, x):
         return torch.cond(p, lambda t: t.cos() * 2, lambda t: t.sin() - 1, (x,))
     return fn, (torch.tensor(True, device=CUDA), randn(7, 3))
+
+
+@program("while_loop_dynamic", dynamic=True)
+def while_loop_dynamic():
+    # A loop under dynamic shapes: both subgraphs take the sizes after the
+    # carried values, and the body uses one as a scalar.
+    from torch._higher_order_ops.while_loop import while_loop as loop
+
+    def fn(i, x, y):
+        n, out = loop(lambda i, t: i < 4,
+                      lambda i, t: (i + 1, t * 0.5 + y + t.shape[0]), (i, x))
+        return n, out.sin()
+    return fn, (torch.tensor(0, device=CUDA), randn(9, 5), randn(9, 5))
+
+
+@program("nested_region_dynamic", dynamic=True)
+def nested_region_dynamic():
+    # One nested compile region called twice under dynamic shapes, with a
+    # cond on a tensor inside a loop body's caller.
+    @torch.compiler.nested_compile_region
+    def layer(x, w):
+        return torch.relu(x @ w) * 2 + x.shape[0]
+
+    def fn(p, x, w1, w2):
+        h = layer(layer(x, w1), w2)
+        return torch.cond(p, lambda t: t.tanh(), lambda t: t * 3, (h,))
+    return fn, (torch.tensor(False, device=CUDA), randn(6, 16), randn(16, 16), randn(16, 16))
 
 
 @program("cudnn_lstm")

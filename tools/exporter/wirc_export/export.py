@@ -1090,13 +1090,10 @@ class _GraphConverter:
             if isinstance(value, sympy.Expr):
                 if not isinstance(value, sympy.Symbol):
                     raise ExportError(f"input {name} is the expression {value}")
-                if isinstance(self.wrapper, W.SubgraphPythonWrapperCodegen):
-                    # Graph format v1: subgraphs share the top level's
-                    # symbols and take tensors only.
-                    raise ExportError(
-                        f"subgraph {self.name} takes the size symbol {value} as an input "
-                        "(torch.cond, torch.while_loop or a nested compile region under "
-                        "dynamic shapes): not supported by wirc's graph format yet")
+                # A subgraph's symbol input (torch.cond, torch.while_loop or
+                # a nested compile region under dynamic shapes) binds the
+                # caller's symbol of the same name: the shape environment is
+                # shared.
                 self.symbol(value)
                 inputs.append({"name": str(value), "kind": "symbol"})
                 continue

@@ -33,15 +33,37 @@ variant("cond-outputs", lambda d: subgraph(d, COND)["outputs"].append({"buffer":
 variant("body-outputs", lambda d: subgraph(d, BODY)["outputs"].pop())
 
 
-def symbol_input(d):
-    # Subgraphs share the top level's symbols: a declared size symbol as a
-    # subgraph's input is refused.
+def symbol_input(operand, declared=True):
+    # Both subgraphs take the size symbol s0 after the loop's values.
+    def edit(d):
+        d["symbols"] = [{"name": "s0", "hint": 4}] if declared else []
+        for name in (COND, BODY):
+            subgraph(d, name)["inputs"].append({"name": "s0", "kind": "symbol"})
+        loop(d)["additional"].append(operand)
+    return edit
+
+
+variant("subgraph-symbol-gets-tensor", symbol_input({"buffer": "arg2_1"}))
+variant("subgraph-symbol-undeclared", symbol_input(7, declared=False))
+
+
+def tensor_gets_integer(d):
+    loop(d)["additional"] = [{"expr": "4"}]
+
+
+variant("subgraph-tensor-gets-integer", tensor_gets_integer)
+
+
+def unbound_symbol(d):
+    # The body launches over s0, which neither subgraph takes.
     d["symbols"] = [{"name": "s0", "hint": 4}]
-    subgraph(d, BODY)["inputs"].append({"name": "s0", "kind": "symbol"})
-    loop(d)["additional"].append({"expr": "s0"})
+    d["inputs"].append({"name": "s0", "kind": "symbol"})
+    for node in subgraph(d, BODY)["nodes"]:
+        if node["op"] == "kernel_call":
+            node["numels"] = {"xnumel": "s0"}
 
 
-variant("subgraph-symbol-input", symbol_input)
+variant("subgraph-unbound-symbol", unbound_symbol)
 
 
 def loop_in_body_calling_body(d):
