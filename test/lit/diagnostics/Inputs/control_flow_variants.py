@@ -66,6 +66,17 @@ def unbound_symbol(d):
 variant("subgraph-unbound-symbol", unbound_symbol)
 
 
+def unbound_in_input(d):
+    # A tensor input sized by an expression of s0: its size assert has no
+    # value for s0 either.
+    d["symbols"] = [{"name": "s0", "hint": 2}]
+    d["inputs"].append({"name": "s0", "kind": "symbol"})
+    subgraph(d, BODY)["inputs"][2]["size"] = ["2*s0"]
+
+
+variant("subgraph-unbound-in-input", unbound_in_input)
+
+
 def loop_in_body_calling_body(d):
     # The body runs a loop whose body is the body itself.
     node = copy.deepcopy(loop(d))
