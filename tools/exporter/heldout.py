@@ -1246,8 +1246,8 @@ def while_loop_dynamic():
 
 @program("nested_region_dynamic", dynamic=True)
 def nested_region_dynamic():
-    # One nested compile region called twice under dynamic shapes, with a
-    # cond on a tensor inside a loop body's caller.
+    # One nested compile region called twice under dynamic shapes, then a
+    # cond on a tensor over its result: every subgraph takes the sizes.
     @torch.compiler.nested_compile_region
     def layer(x, w):
         return torch.relu(x @ w) * 2 + x.shape[0]
