@@ -326,12 +326,12 @@ private:
   void standaloneWhileLoop(std::string &text, const WhileLoopLine &w);
   void whileLoop(std::string &text, const WhileLoopLine &w);
   /// A call of subgraph \p then, or of \p then or \p otherwise on
-  /// \p predicate (torch.cond); the outputs land in \p results or in
-  /// \p tupleResult's items.
+  /// \p predicate or \p compare (torch.cond); the outputs land in \p results
+  /// or in \p tupleResult's items.
   void subgraphCall(std::string &text, const Line &l, const Value *predicate, unsigned then,
                     unsigned otherwise, const std::vector<Value> &operands,
                     const std::vector<BufferId> &results, BufferId tupleResult,
-                    std::string_view op);
+                    std::string_view op, const graph::SizeComparison *compare = nullptr);
   /// Whether a free right after \p call (with only frees between) releases
   /// \p b: the call is its last use.
   bool freedAfter(const Line &call, BufferId b) const {
@@ -1444,14 +1444,14 @@ void CppEmitter::body(std::string &text, const Line &l) {
 /// land in NAME_items for multi_output to unpack, or in their own buffers.
 void CppEmitter::condCall(std::string &text, const Line &l, const CondLine &c) {
   subgraphCall(text, l, &*c.predicate, c.trueFunction, c.falseFunction, c.operands, c.results,
-               c.tupleResult, "torch.cond");
+               c.tupleResult, "torch.cond", c.compare ? &*c.compare : nullptr);
 }
 
 void CppEmitter::subgraphCall(std::string &text, const Line &l, const Value *predicate,
                               unsigned thenIndex, unsigned otherwiseIndex,
                               const std::vector<Value> &operands,
                               const std::vector<BufferId> &results, BufferId tupleResult,
-                              std::string_view op) {
+                              std::string_view op, const graph::SizeComparison *compare) {
   const Function &then = module.functions.at(thenIndex);
   const Function &otherwise = module.functions.at(otherwiseIndex);
   const OutputLine *thenOutput = outputLine(then);
@@ -1462,7 +1462,11 @@ void CppEmitter::subgraphCall(std::string &text, const Line &l, const Value *pre
   // intermediate of the caller handed back under a new name gets a copy of
   // its own right after the call. (AOTI handles are reference counted.)
   std::string pred = "true";
-  switch (predicate ? predicate->kind : Value::Kind::Bool) {
+  switch (compare ? Value::Kind::None : predicate ? predicate->kind : Value::Kind::Bool) {
+  case Value::Kind::None:
+    pred = fmt::format("({}) {} ({})", expr(compare->lhs), graph::compareSpelling(compare->cmp),
+                       expr(compare->rhs));
+    break;
   case Value::Kind::Bool:
     pred = !predicate || predicate->boolValue ? "true" : "false";
     break;

@@ -458,6 +458,22 @@ private:
     });
   }
 
+  /// `operator.gt(lhs, rhs)` and the like: a comparison of sizes, for an
+  /// assert or a cond's predicate.
+  unsigned compareNode(const sym::Expr &lhs, graph::Compare cmp, const sym::Expr &rhs) {
+    static constexpr std::string_view kOps[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+    std::string_view op = kOps[static_cast<size_t>(cmp)];
+    std::string target = fmt::format("operator.{}", op);
+    return callNode(op, target, [&](TextBuffer &s) {
+      s += '(';
+      appendExpr(s, lhs);
+      s += ", "sv;
+      appendExpr(s, rhs);
+      s += ')';
+      s += kNoKwargs;
+    });
+  }
+
   static std::string opTarget(const std::string &op) {
     if (op.starts_with("extern_kernels."))
       return "torch." + op.substr(15);
@@ -818,17 +834,7 @@ void FxGraphPrinter::line(const Line &l) {
                      });
           },
           [&](const AssertScalarLine &a) {
-            static constexpr std::string_view kOps[] = {"eq", "ne", "lt", "le", "gt", "ge"};
-            std::string_view op = kOps[static_cast<size_t>(a.cmp)];
-            std::string target = fmt::format("operator.{}", op);
-            unsigned holds = callNode(op, target, [&](TextBuffer &s) {
-              s += '(';
-              appendExpr(s, a.lhs);
-              s += ", "sv;
-              appendExpr(s, a.rhs);
-              s += ')';
-              s += kNoKwargs;
-            });
+            unsigned holds = compareNode(a.lhs, a.cmp, a.rhs);
             callNode("_assert_scalar", "torch.ops.aten._assert_scalar.default", [&](TextBuffer &s) {
               s += '(';
               appendRef(s, holds);
@@ -848,6 +854,10 @@ void FxGraphPrinter::line(const Line &l) {
             std::string_view condName = c.tupleResult != kNoBuffer
                                             ? std::string_view(module.buffer(c.tupleResult).name)
                                             : std::string_view("cond");
+            // A comparison of sizes is a node of its own, as a SymBool is.
+            std::optional<unsigned> compared;
+            if (c.compare)
+              compared = compareNode(c.compare->lhs, c.compare->cmp, c.compare->rhs);
             unsigned cond = callNode(condName, "torch.ops.higher_order.cond", [&](TextBuffer &s) {
               // The operands' views take their names before the predicate's.
               TextBuffer operands;
@@ -859,7 +869,10 @@ void FxGraphPrinter::line(const Line &l) {
               }
               operands += c.operands.size() == 1 ? ",)" : ")";
               s += '(';
-              appendValue(s, c.predicate);
+              if (compared)
+                appendRef(s, *compared);
+              else
+                appendValue(s, c.predicate);
               s += ", "sv;
               appendRef(s, t);
               s += ", "sv;

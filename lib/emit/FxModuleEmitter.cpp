@@ -620,9 +620,19 @@ void GraphBuilder::emitLine(const Line &l) {
             linef("{} = g.get_attr('{}')", f, module.functions[c.falseFunction].name);
             TextBuffer operands;
             appendValues(operands, c.operands);
-            std::string n = fresh("cond");
             TextBuffer predicate;
-            appendValue(predicate, c.predicate);
+            if (c.compare) {
+              // A SymBool: operator.gt(s0, 4) and the like.
+              static constexpr std::string_view kOps[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+              std::string lhs = expr(c.compare->lhs), rhs = expr(c.compare->rhs);
+              std::string holds = fresh("pred");
+              linef("{} = g.call_function(operator.{}, ({}, {}))", holds,
+                    kOps[static_cast<size_t>(c.compare->cmp)], lhs, rhs);
+              predicate += holds;
+            } else {
+              appendValue(predicate, c.predicate);
+            }
+            std::string n = fresh("cond");
             linef("{} = g.call_function(torch.ops.higher_order.cond, ({}, {}, {}, {}))", n,
                   predicate.view(), t, f, operands.view());
             if (c.tupleResult != kNoBuffer)

@@ -575,9 +575,11 @@ void PythonEmitter::body(const Line &l) {
 // Subgraph calls are rare: printed out of line, so that the visitor of the
 // common lines stays small.
 void PythonEmitter::cond(const Line &l, const CondLine &c) {
-  std::string pred = c.predicate->kind == Value::Kind::Buffer
-                         ? value(c.predicate) + ".item()"
-                         : value(c.predicate);
+  std::string pred = c.compare ? fmt::format("{} {} {}", expr(c.compare->lhs),
+                                             graph::compareSpelling(c.compare->cmp),
+                                             expr(c.compare->rhs))
+                     : c.predicate->kind == Value::Kind::Buffer ? value(c.predicate) + ".item()"
+                                                                : value(c.predicate);
   std::vector<std::string> results;
   for (BufferId b : c.results)
     results.push_back(name(b));

@@ -975,6 +975,10 @@ private:
   bool readNode(const Json &value, const Ptr &pointer, Node &node);
   bool readBindSymbol(const Json &value, const Ptr &pointer, Node &node);
   bool readAssertScalar(const Json &value, const Ptr &pointer, Node &node);
+  /// `lhs cmp rhs` from \p fields, an object's lhs, cmp and rhs in that
+  /// order as expectObject found them.
+  bool readComparison(const Ptr &pointer, std::string_view what,
+                      std::optional<Json> *fields, SizeComparison &out);
   /// Reads nodes [begin, end) of \p nodes (spelled under \p np) into
   /// out[count], out[count + 1], ..., leaving out those with a problem (false
   /// if there was one); \p count ends one past the last node read. Reports the
@@ -2508,7 +2512,21 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
     if (!pred || !trueGraph || !falseGraph)
       return false;
     CondNode cond;
-    auto p = readValue(*pred, pointer + "/predicate", 0);
+    // A comparison of sizes, {"compare": {"lhs", "cmp", "rhs"}}, or a value.
+    Ptr pp = pointer + "/predicate";
+    std::optional<Value> p;
+    if (pred->is_object() && pred->size() == 1 && pred->member(0).key() == "compare") {
+      Ptr cp = pp + "/compare";
+      const char *what = "a size comparison";
+      std::optional<Json> fields[3];
+      cond.compare.emplace();
+      if (!expectObject(pred->member(0).value(), cp, {"lhs", "cmp", "rhs"}, what, fields) ||
+          !readComparison(cp, what, fields, *cond.compare))
+        return false;
+      p.emplace();
+    } else {
+      p = readValue(*pred, pp, 0);
+    }
     auto t = getName(*trueGraph, pointer + "/true_graph", "subgraph");
     auto f = getName(*falseGraph, pointer + "/false_graph", "subgraph");
     if (!p || !t || !f)
@@ -2691,37 +2709,45 @@ bool Reader::readBindSymbol(const Json &value, const Ptr &pointer, Node &node) {
   return true;
 }
 
-bool Reader::readAssertScalar(const Json &value, const Ptr &pointer, Node &node) {
-  const char *what = "an assert_scalar node";
-  std::optional<Json> fields[5];
-  if (!expectObject(value, pointer, {"op", "lhs", "cmp", "rhs", "message"}, what, fields))
-    return false;
-  std::optional<Json> lhs = required(fields[1], pointer, "lhs", what);
-  std::optional<Json> cmp = required(fields[2], pointer, "cmp", what);
-  std::optional<Json> rhs = required(fields[3], pointer, "rhs", what);
+bool Reader::readComparison(const Ptr &pointer, std::string_view what,
+                            std::optional<Json> *fields, SizeComparison &out) {
+  // fields: lhs, cmp, rhs, as expectObject found them.
+  std::optional<Json> lhs = required(fields[0], pointer, "lhs", what);
+  std::optional<Json> cmp = required(fields[1], pointer, "cmp", what);
+  std::optional<Json> rhs = required(fields[2], pointer, "rhs", what);
   if (!lhs || !cmp || !rhs)
     return false;
-  AssertScalarNode check;
   auto l = getExpr(*lhs, pointer + "/lhs", "expression", false);
   auto r = getExpr(*rhs, pointer + "/rhs", "expression", false);
   auto c = getString(*cmp, pointer + "/cmp");
   if (!l || !r || !c)
     return false;
-  check.lhs = std::move(*l);
-  check.rhs = std::move(*r);
-  bool known = false;
+  out.lhs = std::move(*l);
+  out.rhs = std::move(*r);
   for (Compare k : {Compare::EQ, Compare::NE, Compare::LT, Compare::LE, Compare::GT,
                     Compare::GE})
     if (compareSpelling(k) == *c) {
-      check.cmp = k;
-      known = true;
+      out.cmp = k;
+      return true;
     }
-  if (!known) {
-    error(pointer + "/cmp", fmt::format("unknown comparison '{}'; expected ==, !=, <, <=, > "
-                                        "or >=",
-                                        printable(*c)));
+  error(pointer + "/cmp", fmt::format("unknown comparison '{}'; expected ==, !=, <, <=, > "
+                                      "or >=",
+                                      printable(*c)));
+  return false;
+}
+
+bool Reader::readAssertScalar(const Json &value, const Ptr &pointer, Node &node) {
+  const char *what = "an assert_scalar node";
+  std::optional<Json> fields[5];
+  if (!expectObject(value, pointer, {"op", "lhs", "cmp", "rhs", "message"}, what, fields))
     return false;
-  }
+  SizeComparison comparison;
+  if (!readComparison(pointer, what, fields + 1, comparison))
+    return false;
+  AssertScalarNode check;
+  check.lhs = std::move(comparison.lhs);
+  check.rhs = std::move(comparison.rhs);
+  check.cmp = comparison.cmp;
   if (const std::optional<Json> &message = fields[4]) {
     auto m = getString(*message, pointer + "/message");
     if (!m)

@@ -221,8 +221,13 @@ std::string Printer::line(const Line &l) const {
               results += (i ? ", " : "") + name(c.results[i]);
             if (c.tupleResult != kNoBuffer)
               results = name(c.tupleResult);
-            return fmt::format("({}) = cond {} then @{} else @{} ({})", results,
-                               value(c.predicate), module.functions[c.trueFunction].name,
+            std::string predicate =
+                c.compare ? fmt::format("({} {} {})", sym::toString(c.compare->lhs),
+                                        graph::compareSpelling(c.compare->cmp),
+                                        sym::toString(c.compare->rhs))
+                          : value(c.predicate);
+            return fmt::format("({}) = cond {} then @{} else @{} ({})", results, predicate,
+                               module.functions[c.trueFunction].name,
                                module.functions[c.falseFunction].name, values(c.operands));
           },
           [&](const WhileLoopLine &w) {

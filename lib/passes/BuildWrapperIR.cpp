@@ -659,6 +659,7 @@ void FunctionBuilder::buildNode(graph::Node &node) {
             graph::CondNode &c = *boxed;
             CondLine line;
             line.predicate = convert(c.predicate);
+            line.compare = std::move(c.compare);
             line.trueFunction = subgraphs.at(c.trueGraph);
             line.falseFunction = subgraphs.at(c.falseGraph);
             line.operands = convertAll(c.operands);
@@ -795,6 +796,10 @@ void FunctionBuilder::buildNode(graph::Node &node) {
                    },
                    [&](const CondLine &l) {
                      checkValue(*l.predicate, "the cond");
+                     if (l.compare) {
+                       check(l.compare->lhs, "the cond");
+                       check(l.compare->rhs, "the cond");
+                     }
                      checkValues(l.operands, "the cond");
                    },
                    [&](const WhileLoopLine &l) {

@@ -340,9 +340,22 @@ struct CommentNode {
   std::string text;
 };
 
+enum class Compare : uint8_t { EQ, NE, LT, LE, GT, GE };
+/// `==`, `!=`, `<`, `<=`, `>`, `>=`.
+std::string_view compareSpelling(Compare cmp);
+
+/// A comparison of symbolic integers, `lhs cmp rhs`: a torch.cond predicate
+/// on sizes (`x.shape[0] > 4`, a SymBool in PyTorch).
+struct SizeComparison {
+  sym::Expr lhs;
+  sym::Expr rhs;
+  Compare cmp = Compare::EQ;
+};
+
 /// torch.cond: runs one of two subgraphs on the operands.
 struct CondNode {
-  Value predicate;
+  Value predicate;                       ///< a bool tensor, a bool or an integer, or
+  std::optional<SizeComparison> compare; ///< a comparison of sizes (predicate unused)
   std::string trueGraph;
   std::string falseGraph;
   std::vector<Value> operands;
@@ -383,10 +396,6 @@ struct BindSymbolNode {
   unsigned dim = 0; ///< Size, Stride
 };
 std::string_view bindReadName(BindSymbolNode::Read read);
-
-enum class Compare : uint8_t { EQ, NE, LT, LE, GT, GE };
-/// `==`, `!=`, `<`, `<=`, `>`, `>=`.
-std::string_view compareSpelling(Compare cmp);
 
 /// A run-time check on symbols (Inductor's AssertScalar: a torch._check on a
 /// data-dependent value): fails with \c message unless `lhs cmp rhs`.

@@ -346,7 +346,9 @@ struct SubgraphExitLine {};
 
 /// torch.cond: runs one of two subgraph functions.
 struct CondLine {
-  Boxed<Value> predicate;
+  Boxed<Value> predicate; ///< a bool tensor, a bool or an integer, unless
+  /// a comparison of sizes (`x.shape[0] > 4`) decides instead.
+  std::optional<graph::SizeComparison> compare;
   unsigned trueFunction = 0;
   unsigned falseFunction = 0;
   std::vector<Value> operands;

@@ -930,16 +930,25 @@ class _GraphConverter:
 
     def cond(self, conditional: Any) -> None:
         predicate = getattr(conditional.predicate, "expr", None)
-        if isinstance(predicate, sympy.logic.boolalg.Boolean):
-            # A comparison of sizes (x.shape[0] > 4): expressions in graph
-            # format v1 are integers.
-            raise ExportError(f"torch.cond on the size predicate {predicate}: not supported "
-                              "by wirc's graph format yet (a tensor predicate is)")
+        exported: Any
+        if isinstance(predicate, sympy.logic.boolalg.BooleanAtom):
+            exported = bool(predicate)
+        elif isinstance(predicate, sympy.core.relational.Relational) and \
+                predicate.rel_op in ("==", "!=", "<", "<=", ">", ">="):
+            # A comparison of sizes (x.shape[0] > 4), a SymBool.
+            exported = {"compare": {"lhs": self.expr(predicate.lhs), "cmp": predicate.rel_op,
+                                    "rhs": self.expr(predicate.rhs)}}
+        elif isinstance(predicate, sympy.logic.boolalg.Boolean):
+            raise ExportError(f"torch.cond on the size predicate {predicate}: only one "
+                              "comparison of sizes (==, !=, <, <=, >, >=) is supported, not "
+                              f"{type(predicate).__name__}")
+        else:
+            exported = self.value(conditional.predicate)
         names = [self.called_subgraph(sub, "torch.cond")
                  for sub in (conditional.true_subgraph, conditional.false_subgraph)]
         result = conditional.get_name()
         self.note_buffer(result)
-        self.nodes.append({"op": "cond", "predicate": self.value(conditional.predicate),
+        self.nodes.append({"op": "cond", "predicate": exported,
                            "true_graph": names[0], "false_graph": names[1],
                            "operands": [self.value(o) for o in conditional.operands],
                            "result": result})
