@@ -425,6 +425,9 @@ std::string CppEmitter::externValue(const Value &v, std::string &decls, unsigned
     decls += fmt::format("    const wirc::rt::ExternValue {}[] = {{{}}};\n", arrayName, items);
     return fmt::format("wirc::rt::{}({}, {})", make, arrayName, v.items().size());
   }
+  case Value::Kind::Complex:
+    unsupported("a complex number as an extern kernel's argument (the hook table has no "
+                "complex scalar)");
   }
   unsupported("an extern kernel argument of an unknown kind");
 }
@@ -614,9 +617,10 @@ std::vector<std::string> CppEmitter::aotiArgument(const SchemaType &type, const 
   const Value &v = *value;
   auto mismatch = [&]() -> std::vector<std::string> {
     // In Value::Kind's order.
-    static constexpr const char *kKinds[] = {"None",   "bool",  "int",  "float",
+    static constexpr const char *kKinds[] = {"None",   "bool",   "int",  "float",
                                              "string", "buffer", "view", "size expression",
-                                             "dtype",  "device", "list", "tuple"};
+                                             "dtype",  "device", "list", "tuple",
+                                             "complex"};
     auto kind = static_cast<size_t>(v.kind);
     unsupported(fmt::format("{}: a {} value for schema type '{}'", what,
                             kind < std::size(kKinds) ? kKinds[kind] : "graph", type.str()));

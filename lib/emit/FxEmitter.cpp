@@ -360,6 +360,9 @@ private:
     case Value::Kind::Float:
       s += floatRepr(v.floatValue);
       return;
+    case Value::Kind::Complex:
+      s += pythonComplex(v.floatValue, v.imagValue(), false);
+      return;
     case Value::Kind::String:
       s += pythonStringLiteral(v.text());
       return;

@@ -259,6 +259,9 @@ private:
     case Value::Kind::Float:
       s += pythonFloat(v.floatValue);
       return;
+    case Value::Kind::Complex:
+      s += pythonComplex(v.floatValue, v.imagValue(), true);
+      return;
     case Value::Kind::String:
       s += pythonStringLiteral(v.text());
       return;

@@ -112,6 +112,27 @@ std::string commentText(std::string_view text) {
   return out;
 }
 
+namespace {
+/// A complex part as repr prints it: no `.0` of its own (`1`, `1.5`, `inf`).
+std::string complexPart(double v) {
+  if (std::isnan(v))
+    return "nan";
+  if (std::isinf(v))
+    return v > 0 ? "inf" : "-inf";
+  return fmt::format("{}", v);
+}
+} // namespace
+
+std::string pythonComplex(double real, double imag, bool source) {
+  if (source && !(std::isfinite(real) && std::isfinite(imag)))
+    return fmt::format("complex({}, {})", pythonFloat(real), pythonFloat(imag));
+  std::string im = complexPart(imag);
+  // Python leaves out a real part that is +0.0, not one that is -0.0.
+  if (real == 0 && !std::signbit(real))
+    return im + "j";
+  return fmt::format("({}{}{}j)", complexPart(real), im[0] == '-' ? "" : "+", im);
+}
+
 std::string pythonFloat(double v) {
   if (std::isnan(v))
     return "float('nan')";

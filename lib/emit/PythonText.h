@@ -63,6 +63,11 @@ template <typename Out> void appendCommentText(Out &out, std::string_view text) 
 /// A double as Python's repr would print it (`1.5`, `2.0`, `float('inf')`).
 std::string pythonFloat(double value);
 
+/// A complex number as Python's repr prints it (`1j`, `(1.5-2j)`, `(inf+nanj)`).
+/// With \p source, text Python reads back: a non-finite part makes it
+/// `complex(float('inf'), 0.0)`, as repr's `inf` is no Python name.
+std::string pythonComplex(double real, double imag, bool source);
+
 /// Appends \p value in decimal, without a formatting temporary.
 inline void appendInt(std::string &out, int64_t value) {
   char buffer[24];

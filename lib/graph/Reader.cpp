@@ -975,6 +975,7 @@ private:
   bool readNode(const Json &value, const Ptr &pointer, Node &node);
   bool readBindSymbol(const Json &value, const Ptr &pointer, Node &node);
   bool readAssertScalar(const Json &value, const Ptr &pointer, Node &node);
+  std::optional<double> readNonFinite(const Json &value, const Ptr &pointer);
   /// `lhs cmp rhs` from \p fields, an object's lhs, cmp and rhs in that
   /// order as expectObject found them.
   bool readComparison(const Ptr &pointer, std::string_view what,
@@ -1903,7 +1904,7 @@ bool Reader::readValue(const Json &value, const Ptr &pointer, unsigned depth, Va
   }
   if (value.size() != 1) {
     error(pointer, "expected a value object with exactly one key: 'buffer', 'view', 'expr', "
-                        "'dtype', 'device', 'float', 'tuple' or 'list'");
+                        "'dtype', 'device', 'float', 'complex', 'tuple' or 'list'");
     return false;
   }
   const json::Member item = value.member(0);
@@ -1950,22 +1951,37 @@ bool Reader::readValue(const Json &value, const Ptr &pointer, unsigned depth, Va
     out.kind = Value::Kind::Device;
     out.device = *parsed;
   } else if (key == "float") {
-    // Numbers JSON cannot spell.
-    auto f = getString(item.value(), ip);
+    auto f = readNonFinite(item.value(), ip);
     if (!f)
       return false;
-    if (*f == "inf" || *f == "-inf")
-      out.floatValue = *f == "inf" ? std::numeric_limits<double>::infinity()
-                                   : -std::numeric_limits<double>::infinity();
-    else if (*f == "nan")
-      out.floatValue = std::numeric_limits<double>::quiet_NaN();
-    else {
-      error(ip, fmt::format("unknown float '{}'; expected 'inf', '-inf' or 'nan' (finite "
-                            "numbers are JSON numbers)",
-                            printable(*f)));
+    out.kind = Value::Kind::Float;
+    out.floatValue = *f;
+  } else if (key == "complex") {
+    // [real, imaginary]: each a number, or a string for one JSON cannot spell.
+    const Json &parts = item.value();
+    if (!expectType(parts, ip, Json::value_t::array, "an array [real, imaginary]"))
+      return false;
+    if (parts.size() != 2) {
+      error(ip, fmt::format("a complex number has 2 parts, [real, imaginary]; got {}",
+                            parts.size()));
       return false;
     }
-    out.kind = Value::Kind::Float;
+    double part[2];
+    for (size_t i = 0; i < 2; ++i) {
+      const Json &p = parts[i];
+      Ptr pp = child(ip, i);
+      std::optional<double> v;
+      if (p.type() == Json::value_t::string)
+        v = readNonFinite(p, pp);
+      else if (p.is_number())
+        v = p.get<double>();
+      else
+        error(pp, fmt::format("expected a number, 'inf', '-inf' or 'nan', got {}", typeName(p)));
+      if (!v)
+        return false;
+      part[i] = *v;
+    }
+    out.setComplex(part[0], part[1]);
   } else if (key == "tuple" || key == "list") {
     if (!expectType(item.value(), ip, Json::value_t::array, "an array"))
       return false;
@@ -1974,11 +1990,28 @@ bool Reader::readValue(const Json &value, const Ptr &pointer, unsigned depth, Va
     out.kind = key == "tuple" ? Value::Kind::Tuple : Value::Kind::List;
   } else {
     error(ip, fmt::format("unknown value kind '{}'; expected 'buffer', 'view', 'expr', "
-                               "'dtype', 'device', 'float', 'tuple' or 'list'",
+                               "'dtype', 'device', 'float', 'complex', 'tuple' or 'list'",
                                printable(key)));
     return false;
   }
   return true;
+}
+
+/// A number JSON cannot spell: "inf", "-inf" or "nan".
+std::optional<double> Reader::readNonFinite(const Json &value, const Ptr &pointer) {
+  auto f = getString(value, pointer);
+  if (!f)
+    return std::nullopt;
+  if (*f == "inf")
+    return std::numeric_limits<double>::infinity();
+  if (*f == "-inf")
+    return -std::numeric_limits<double>::infinity();
+  if (*f == "nan")
+    return std::numeric_limits<double>::quiet_NaN();
+  error(pointer, fmt::format("unknown float '{}'; expected 'inf', '-inf' or 'nan' (finite "
+                             "numbers are JSON numbers)",
+                             printable(*f)));
+  return std::nullopt;
 }
 
 /// Op names reach emitted code as dotted paths, so each segment must be an

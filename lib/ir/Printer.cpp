@@ -53,6 +53,8 @@ private:
       return std::to_string(v.intValue);
     case Value::Kind::Float:
       return fmt::format("{}", v.floatValue);
+    case Value::Kind::Complex:
+      return fmt::format("complex({}, {})", v.floatValue, v.imagValue());
     case Value::Kind::String:
       return pythonStringLiteral(v.text());
     case Value::Kind::Buffer:

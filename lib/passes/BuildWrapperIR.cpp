@@ -239,6 +239,11 @@ private:
       out.kind = Value::Kind::Float;
       out.floatValue = v.floatValue;
       break;
+    case graph::Value::Kind::Complex:
+      out.kind = Value::Kind::Complex;
+      out.floatValue = v.floatValue;
+      out.intValue = v.intValue;
+      break;
     case graph::Value::Kind::String:
       out.kind = Value::Kind::String;
       out.mutableParts().text = std::move(v.text);

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <bit>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -112,12 +113,22 @@ struct Value {
     Device,
     List,
     Tuple,
+    Complex, ///< a complex number (a Python complex argument: `x + 1j`)
   };
   Kind kind = Kind::None;
   bool boolValue = false;
   uint32_t tensor = kNoTensor; ///< Buffer: the resolved \c text
   int64_t intValue = 0;
-  double floatValue = 0;
+  double floatValue = 0;       ///< Float; Complex: the real part
+
+  /// Complex: the imaginary part, whose bits intValue holds (a rare kind
+  /// gets no field of its own).
+  double imagValue() const { return std::bit_cast<double>(intValue); }
+  void setComplex(double real, double imag) {
+    kind = Kind::Complex;
+    floatValue = real;
+    intValue = std::bit_cast<int64_t>(imag);
+  }
   std::string text; ///< String contents or Buffer name
   sym::Expr expr;
   DType dtype = DType::Float32;

@@ -24,6 +24,7 @@
 #include "wirc/sym/ExprList.h"
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -68,7 +69,7 @@ struct ValueParts;
 /// of line (ValueParts), so that a value takes 48 bytes.
 struct Value {
   enum class Kind : uint8_t {
-    None, Bool, Int, Float, String, Buffer, View, Expr, DType, Device, List, Tuple,
+    None, Bool, Int, Float, String, Buffer, View, Expr, DType, Device, List, Tuple, Complex,
   };
   Kind kind = Kind::None;
   bool boolValue = false;
@@ -76,7 +77,7 @@ struct Value {
   graph::Device device;
   BufferId buffer = kNoBuffer;    ///< Buffer; View: the base
   int64_t intValue = 0;
-  double floatValue = 0;
+  double floatValue = 0;          ///< Float; Complex: the real part
   sym::Expr expr;                 ///< Expr; View: the element offset
   OutOfLine<ValueParts> parts;    ///< String, View, List and Tuple only
 
@@ -84,6 +85,8 @@ struct Value {
   const sym::ExprList &size() const;     ///< View
   const sym::ExprList &stride() const;   ///< View
   const std::vector<Value> &items() const;        ///< List, Tuple
+  /// Complex: the imaginary part, whose bits intValue holds.
+  double imagValue() const { return std::bit_cast<double>(intValue); }
   /// The out-of-line parts, made on first use.
   ValueParts &mutableParts();
 

@@ -371,6 +371,10 @@ class _GraphConverter:
                 # JSON has no spelling for these.
                 return {"float": "nan" if math.isnan(x) else "inf" if x > 0 else "-inf"}
             return x
+        if isinstance(x, complex):
+            # [real, imaginary], each as a float is written.
+            parts = [self.value(float(p)) for p in (x.real, x.imag)]
+            return {"complex": [p["float"] if isinstance(p, dict) else p for p in parts]}
         if isinstance(x, list):
             return [self.value(v) for v in x]
         if isinstance(x, tuple):
