@@ -1294,3 +1294,26 @@ def cat_with_empty():
     def fn(a, b, c):
         return torch.cat([a, b[:0], c.to(a.dtype) * 2]).cumsum(0), torch.cat([b, a], 1).amax(0)
     return fn, (randn(3, 4), randn(3, 4), torch.randint(0, 9, (2, 4), device=CUDA))
+
+
+@program("cond_shape_both_branches", dynamic=True)
+def cond_shape_both_branches():
+    # Three torch.cond on comparisons of sizes under dynamic shapes: one
+    # takes its true branch, one its false branch (sizes of two inputs
+    # compared), one compares a remainder.
+    def fn(x, y):
+        a = torch.cond(x.shape[0] > 4, lambda t: t.cos() * 2, lambda t: t.sin() - 1, (x,))
+        b = torch.cond(x.shape[0] < y.shape[0], lambda t, u: t + u.sum(),
+                       lambda t, u: t - u.mean(), (a, y))
+        c = torch.cond(x.shape[0] % 2 == 1, lambda t: t * 3, lambda t: t + 3, (b,))
+        return a, b, c
+    return fn, (randn(7, 3), randn(5, 3))
+
+
+@program("complex_scalar_ops")
+def complex_scalar_ops():
+    # Python complex numbers as arguments of complex ops (aten fallbacks).
+    def fn(r, theta, z):
+        p = torch.polar(r, theta) * (2 - 3j)
+        return p + z * 1j, (p.conj() * z).real.sum(0)
+    return fn, (randn(4, 6).abs(), randn(4, 6), randn(4, 6, dtype=torch.complex64))
