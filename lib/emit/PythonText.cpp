@@ -124,7 +124,11 @@ std::string complexPart(double v) {
 } // namespace
 
 std::string pythonComplex(double real, double imag, bool source) {
-  if (source && !(std::isfinite(real) && std::isfinite(imag)))
+  // repr's spelling reads back as the same number unless a part is not
+  // finite or is -0.0 (`(1-0j)` is 1 - 0j, whose imaginary part is +0.0),
+  // or it is a negative imaginary number (`-1j` is -(1j): its real part is -0.0).
+  auto exact = [](double v) { return std::isfinite(v) && !(v == 0 && std::signbit(v)); };
+  if (source && !(exact(real) && exact(imag) && !(real == 0 && imag < 0)))
     return fmt::format("complex({}, {})", pythonFloat(real), pythonFloat(imag));
   std::string im = complexPart(imag);
   // Python leaves out a real part that is +0.0, not one that is -0.0.

@@ -64,8 +64,8 @@ template <typename Out> void appendCommentText(Out &out, std::string_view text) 
 std::string pythonFloat(double value);
 
 /// A complex number as Python's repr prints it (`1j`, `(1.5-2j)`, `(inf+nanj)`).
-/// With \p source, text Python reads back: a non-finite part makes it
-/// `complex(float('inf'), 0.0)`, as repr's `inf` is no Python name.
+/// With \p source, text Python reads back as the same two doubles: a part
+/// that is not finite or is -0.0 makes it `complex(float('inf'), -0.0)`.
 std::string pythonComplex(double real, double imag, bool source);
 
 /// Appends \p value in decimal, without a formatting temporary.
