@@ -284,7 +284,7 @@ constexpr auto kInputKeys =
     keySet("name", "kind", "dtype", "device", "size", "stride", "offset", "mutated");
 constexpr auto kConstantKeys = keySet("name", "dtype", "device", "size", "stride", "offset");
 constexpr auto kBufferKeys = keySet("name", "dtype", "device", "size", "stride", "offset",
-                                    "view_of", "removed", "tuple");
+                                    "view_of", "removed", "tuple", "aliases_input");
 
 /// A hash table keyed by views of strings that outlive it (the document's
 /// text, a graph's names): open addressing, linear probing, no allocation
@@ -3045,7 +3045,7 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
       auto readBuffer = [&](size_t i, Buffer &buffer) -> bool {
         Ptr p = child(bp, i);
         const Json &b = (*buffers)[i];
-        std::optional<Json> fields[9];
+        std::optional<Json> fields[10];
         if (!expectObject(b, p, kBufferKeys, "a buffer", fields))
           return false;
         std::optional<Json> name = required(fields[0], p, "name", "a buffer");
@@ -3064,6 +3064,16 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
           if (!expectType(*tuple, p + "/tuple", Json::value_t::boolean, "a boolean"))
             return false;
           buffer.isTuple = tuple->get<bool>();
+        }
+        if (const std::optional<Json> &aliases = fields[9]) {
+          if (!expectType(*aliases, p + "/aliases_input", Json::value_t::boolean, "a boolean"))
+            return false;
+          buffer.aliasesInput = aliases->get<bool>();
+          if (buffer.aliasesInput && (buffer.isTuple || buffer.removed || fields[6])) {
+            error(p + "/aliases_input", "'aliases_input' is for a tensor an op returns, not a "
+                                        "tuple, removed or view_of buffer");
+            return false;
+          }
         }
         if (buffer.isTuple) {
           bool clean = true;

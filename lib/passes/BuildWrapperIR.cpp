@@ -358,6 +358,7 @@ void FunctionBuilder::createBuffers(graph::Graph *consumed) {
     }
     info.removed = buffer.removed;
     info.isTuple = buffer.isTuple;
+    info.aliasesInput = buffer.aliasesInput;
     nameBuffer();
   }
   // Views refer to bases by id once every name is known.

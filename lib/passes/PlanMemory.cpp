@@ -219,7 +219,9 @@ memory::ReusePlan planReuse(Module &module, const Events &events, memory::Storag
   memory::ReusePlan plan;
   auto reusable = [&](BufferId b) {
     const BufferInfo &info = module.buffer(b);
-    return info.kind == BufferKind::Intermediate && !info.isTuple;
+    // Inductor offers no view of an op's input for reuse: its storage is
+    // the input's.
+    return info.kind == BufferKind::Intermediate && !info.isTuple && !info.aliasesInput;
   };
   auto bytesAtHints = [&](BufferId b) { return sizes.of(b).bytes; };
 
@@ -233,7 +235,8 @@ memory::ReusePlan planReuse(Module &module, const Events &events, memory::Storag
   events([&](ReuseEvent e) {
     // A tensor an extern kernel returns is live too: its free below
     // subtracts it.
-    if (e.kind == ReuseEvent::Allocate || e.kind == ReuseEvent::Returned)
+    if (e.kind == ReuseEvent::Allocate ||
+        (e.kind == ReuseEvent::Returned && !module.buffer(e.buffer).aliasesInput))
       current += bytesAtHints(e.buffer);
     else if (e.kind == ReuseEvent::Free && reusable(e.buffer))
       current -= bytesAtHints(e.buffer);

@@ -179,6 +179,9 @@ struct Buffer {
   uint32_t viewOfId = kNoTensor;
   bool removed = false;
   bool isTuple = false;
+  /// Returned by an op as a view of one of its inputs (a view op's result):
+  /// its storage is the input's, so it is never handed to another buffer.
+  bool aliasesInput = false;
 };
 
 enum class KernelLanguage : uint8_t { Triton, PTX, CUDA, LLVM };

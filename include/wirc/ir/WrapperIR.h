@@ -58,6 +58,7 @@ struct BufferInfo {
   bool mutatedInput = false;       ///< Input written in place by the graph
   bool removed = false;            ///< eliminated by fusion; never allocated
   bool isTuple = false;            ///< holds a multi-output op's results; no layout
+  bool aliasesInput = false;       ///< an op's result that views one of its inputs
 };
 
 struct ValueParts;

@@ -115,6 +115,16 @@ def _device(device: torch.device) -> str:
     raise ExportError(f"device type '{device.type}' is not supported")
 
 
+def _aliases_input(buf: Any) -> bool:
+    """Whether Inductor's memory planning keeps \p buf out of its reuse pool
+    as a view of an op's input (FreeIfNotReusedLine.plan's test)."""
+    method = getattr(buf, "get_inputs_that_alias_output", None)
+    try:
+        return bool(method and method())
+    except NotImplementedError:
+        return False
+
+
 def _output_spec(node: Any) -> Any:
     """A buffer's layout, or its MultiOutputLayout / NoneLayout (which
     get_layout() refuses, as they are not Layouts)."""
@@ -358,6 +368,10 @@ class _GraphConverter:
                 self.note_buffer(base_name)
                 entry["view_of"] = base_name
                 layout = layout.view.get_layout()
+            elif _aliases_input(buf):
+                # A view op's result (view_as_real, view.dtype, ...): its
+                # storage is an input's, which Inductor never offers for reuse.
+                entry["aliases_input"] = True
             entry.update(self.layout_fields(layout))
         self.buffers[name] = entry
 
