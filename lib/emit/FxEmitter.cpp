@@ -464,8 +464,7 @@ private:
   /// `operator.gt(lhs, rhs)` and the like: a comparison of sizes, for an
   /// assert or a cond's predicate.
   unsigned compareNode(const sym::Expr &lhs, graph::Compare cmp, const sym::Expr &rhs) {
-    static constexpr std::string_view kOps[] = {"eq", "ne", "lt", "le", "gt", "ge"};
-    std::string_view op = kOps[static_cast<size_t>(cmp)];
+    std::string_view op = graph::compareOperatorName(cmp);
     std::string target = fmt::format("operator.{}", op);
     return callNode(op, target, [&](TextBuffer &s) {
       s += '(';

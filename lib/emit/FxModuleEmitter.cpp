@@ -605,11 +605,10 @@ void GraphBuilder::emitLine(const Line &l) {
             symbolNode[b.symbol] = n;
           },
           [&](const AssertScalarLine &a) {
-            static constexpr std::string_view kOps[] = {"eq", "ne", "lt", "le", "gt", "ge"};
             std::string lhs = expr(a.lhs), rhs = expr(a.rhs);
             std::string holds = fresh("check");
             linef("{} = g.call_function(operator.{}, ({}, {}))", holds,
-                  kOps[static_cast<size_t>(a.cmp)], lhs, rhs);
+                  graph::compareOperatorName(a.cmp), lhs, rhs);
             linef("g.call_function(torch.ops.aten._assert_scalar.default, ({}, {}))", holds,
                   pythonStringLiteral(a.what()));
           },
@@ -626,11 +625,10 @@ void GraphBuilder::emitLine(const Line &l) {
             TextBuffer predicate;
             if (c.compare) {
               // A SymBool: operator.gt(s0, 4) and the like.
-              static constexpr std::string_view kOps[] = {"eq", "ne", "lt", "le", "gt", "ge"};
               std::string lhs = expr(c.compare->lhs), rhs = expr(c.compare->rhs);
               std::string holds = fresh("pred");
               linef("{} = g.call_function(operator.{}, ({}, {}))", holds,
-                    kOps[static_cast<size_t>(c.compare->cmp)], lhs, rhs);
+                    graph::compareOperatorName(c.compare->cmp), lhs, rhs);
               predicate += holds;
             } else {
               appendValue(predicate, c.predicate);

@@ -153,6 +153,11 @@ std::string_view bindReadName(BindSymbolNode::Read read) {
   return "size";
 }
 
+std::string_view compareOperatorName(Compare cmp) {
+  static constexpr std::string_view kNames[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+  return kNames[static_cast<size_t>(cmp)];
+}
+
 std::string_view compareSpelling(Compare cmp) {
   switch (cmp) {
   case Compare::EQ:

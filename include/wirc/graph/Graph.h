@@ -357,6 +357,8 @@ struct CommentNode {
 enum class Compare : uint8_t { EQ, NE, LT, LE, GT, GE };
 /// `==`, `!=`, `<`, `<=`, `>`, `>=`.
 std::string_view compareSpelling(Compare cmp);
+/// Python's operator module name: `eq`, `ne`, `lt`, `le`, `gt`, `ge`.
+std::string_view compareOperatorName(Compare cmp);
 
 /// A comparison of symbolic integers, `lhs cmp rhs`: a torch.cond predicate
 /// on sizes (`x.shape[0] > 4`, a SymBool in PyTorch).
