@@ -1317,3 +1317,66 @@ def complex_scalar_ops():
         p = torch.polar(r, theta) * (2 - 3j)
         return p + z * 1j, (p.conj() * z).real.sum(0)
     return fn, (randn(4, 6).abs(), randn(4, 6), randn(4, 6, dtype=torch.complex64))
+
+
+@program("dynamic_scalar_outputs", dynamic=True)
+def dynamic_scalar_outputs():
+    # Sizes returned as Python integers beside tensors (ShapeAsConstantBuffer
+    # outputs), one of them an expression of two symbols.
+    def fn(x):
+        return x * 2, x.shape[0] * 3, x.shape[0] * x.shape[1] + 1
+    return fn, (randn(6, 5),)
+
+
+@program("dynamic_cat_offsets", dynamic=True)
+def dynamic_cat_offsets():
+    # cat of pieces whose sizes are symbols: the second piece is written
+    # through a view at a symbolic offset; slices of the result by size.
+    def fn(x, y):
+        z = torch.cat([x.relu(), y * 2])
+        return z[: x.shape[0]].sum(0), z[x.shape[0]:].exp(), z
+    return fn, (randn(5, 4), randn(3, 4))
+
+
+@program("dynamic_floordiv_view", dynamic=True)
+def dynamic_floordiv_view():
+    # Sizes with floor division and strided views under dynamic shapes.
+    def fn(x):
+        a = x.reshape(x.shape[0] // 2, -1) + 1
+        b = x[::2].sin()
+        return a, b, x.new_zeros(x.shape[0] * 2) + x.shape[1]
+    return fn, (randn(8, 3),)
+
+
+@program("padded_strides")
+def padded_strides():
+    # Inductor's comprehensive padding: intermediate buffers whose strides
+    # are padded past their sizes, returned as outputs (pad_outputs).
+    import torch._inductor.config as config
+    config.comprehensive_padding = True
+    config.pad_outputs = True
+
+    def fn(x, w):
+        y = (x @ w).relu()
+        return y + 1, y.t().contiguous().sum(1)
+    return fn, (randn(50, 30), randn(30, 37))
+
+
+@program("nested_outputs")
+def nested_outputs():
+    # Nested tuples and a None among the outputs, an input returned as is.
+    def fn(x, y):
+        a = x + y
+        return (a, (a.sum(), None)), [y, x * 0.5]
+    return fn, (randn(4, 4), randn(4, 4))
+
+
+@program("mutate_input_views")
+def mutate_input_views():
+    # In-place updates of views of two inputs (a column slice and a
+    # transpose): the wrapper must write through to the inputs' storage.
+    def fn(x, y):
+        x[:, :2].mul_(2)
+        y.t().add_(torch.arange(4, device=CUDA, dtype=y.dtype))
+        return x.sum(), y.amax(1)
+    return fn, (randn(4, 5), randn(4, 4))
