@@ -325,13 +325,15 @@ private:
   void condCall(std::string &text, const Line &l, const CondLine &c);
   void standaloneWhileLoop(std::string &text, const WhileLoopLine &w);
   void whileLoop(std::string &text, const WhileLoopLine &w);
-  /// A call of subgraph \p then, or of \p then or \p otherwise on
-  /// \p predicate or \p compare (torch.cond); the outputs land in \p results
+  /// A torch.cond predicate as a C++ bool expression.
+  std::string condPredicate(const CondLine &c);
+  /// A call of subgraph \p then, or of \p then or \p otherwise on the C++
+  /// bool expression \p predicate (torch.cond); the outputs land in \p results
   /// or in \p tupleResult's items.
-  void subgraphCall(std::string &text, const Line &l, const Value *predicate, unsigned then,
+  void subgraphCall(std::string &text, const Line &l, const std::string *predicate, unsigned then,
                     unsigned otherwise, const std::vector<Value> &operands,
                     const std::vector<BufferId> &results, BufferId tupleResult,
-                    std::string_view op, const graph::SizeComparison *compare = nullptr);
+                    std::string_view op);
   /// Whether a free right after \p call (with only frees between) releases
   /// \p b: the call is its last use.
   bool freedAfter(const Line &call, BufferId b) const {
@@ -1447,15 +1449,43 @@ void CppEmitter::body(std::string &text, const Line &l) {
 /// tensor), then calls one subgraph function with the operands; the results
 /// land in NAME_items for multi_output to unpack, or in their own buffers.
 void CppEmitter::condCall(std::string &text, const Line &l, const CondLine &c) {
-  subgraphCall(text, l, &*c.predicate, c.trueFunction, c.falseFunction, c.operands, c.results,
-               c.tupleResult, "torch.cond", c.compare ? &*c.compare : nullptr);
+  std::string predicate = condPredicate(c);
+  subgraphCall(text, l, &predicate, c.trueFunction, c.falseFunction, c.operands, c.results,
+               c.tupleResult, "torch.cond");
 }
 
-void CppEmitter::subgraphCall(std::string &text, const Line &l, const Value *predicate,
+std::string CppEmitter::condPredicate(const CondLine &c) {
+  if (c.compare)
+    return fmt::format("({}) {} ({})", expr(c.compare->lhs), graph::compareSpelling(c.compare->cmp),
+                       expr(c.compare->rhs));
+  const Value &predicate = *c.predicate;
+  switch (predicate.kind) {
+  case Value::Kind::Bool:
+    return predicate.boolValue ? "true" : "false";
+  case Value::Kind::Int:
+    return predicate.intValue ? "true" : "false";
+  case Value::Kind::Expr:
+    return fmt::format("({}) != 0", expr(predicate.expr));
+  case Value::Kind::Buffer: {
+    const BufferInfo &p = module.buffer(predicate.buffer);
+    if (p.kind == BufferKind::SymbolInput)
+      return fmt::format("{} != 0", p.name);
+    if (aoti())
+      return fmt::format("wirc::rt::aoti::item_bool({}, \"cond\")", handle(predicate.buffer));
+    if (p.layout.dtype != graph::DType::Bool || p.layout.device.kind != graph::Device::Kind::CUDA)
+      unsupported(fmt::format("torch.cond predicate '{}' (a CUDA bool tensor is read)", p.name));
+    return fmt::format("wirc::rt::read_bool({}, stream, \"cond\")", p.name);
+  }
+  default:
+    unsupported("a torch.cond predicate that is not a bool, a symbol or a tensor");
+  }
+}
+
+void CppEmitter::subgraphCall(std::string &text, const Line &l, const std::string *predicate,
                               unsigned thenIndex, unsigned otherwiseIndex,
                               const std::vector<Value> &operands,
                               const std::vector<BufferId> &results, BufferId tupleResult,
-                              std::string_view op, const graph::SizeComparison *compare) {
+                              std::string_view op) {
   const Function &then = module.functions.at(thenIndex);
   const Function &otherwise = module.functions.at(otherwiseIndex);
   const OutputLine *thenOutput = outputLine(then);
@@ -1465,37 +1495,6 @@ void CppEmitter::subgraphCall(std::string &text, const Line &l, const Value *pre
   // owner, which frees it at the caller's last use of its own name: an
   // intermediate of the caller handed back under a new name gets a copy of
   // its own right after the call. (AOTI handles are reference counted.)
-  std::string pred = "true";
-  switch (compare ? Value::Kind::None : predicate ? predicate->kind : Value::Kind::Bool) {
-  case Value::Kind::None:
-    pred = fmt::format("({}) {} ({})", expr(compare->lhs), graph::compareSpelling(compare->cmp),
-                       expr(compare->rhs));
-    break;
-  case Value::Kind::Bool:
-    pred = !predicate || predicate->boolValue ? "true" : "false";
-    break;
-  case Value::Kind::Int:
-    pred = predicate->intValue ? "true" : "false";
-    break;
-  case Value::Kind::Expr:
-    pred = fmt::format("({}) != 0", expr(predicate->expr));
-    break;
-  case Value::Kind::Buffer: {
-    const BufferInfo &p = module.buffer(predicate->buffer);
-    if (p.kind == BufferKind::SymbolInput) {
-      pred = fmt::format("{} != 0", p.name);
-    } else if (aoti()) {
-      pred = fmt::format("wirc::rt::aoti::item_bool({}, \"cond\")", handle(predicate->buffer));
-    } else {
-      if (p.layout.dtype != graph::DType::Bool || p.layout.device.kind != graph::Device::Kind::CUDA)
-        unsupported(fmt::format("torch.cond predicate '{}' (a CUDA bool tensor is read)", p.name));
-      pred = fmt::format("wirc::rt::read_bool({}, stream, \"cond\")", p.name);
-    }
-    break;
-  }
-  default:
-    unsupported("a torch.cond predicate that is not a bool, a symbol or a tensor");
-  }
   std::string tensors, symbols;
   unsigned counter = 0;
   std::string decls;
@@ -1541,7 +1540,7 @@ void CppEmitter::subgraphCall(std::string &text, const Line &l, const Value *pre
     text += fmt::format("  wirc::rt::Buffer {}_item_storage[{}];\n", target, slots);
   }
   // The predicate first: nothing is handed to a branch before it is known.
-  text += predicate ? fmt::format("  {{\n    const bool wirc_pred = {};\n", pred)
+  text += predicate ? fmt::format("  {{\n    const bool wirc_pred = {};\n", *predicate)
                     : std::string("  {\n");
   text += decls;
   text += fmt::format("    {} wirc_inputs[] = {{{}}};\n",

@@ -136,6 +136,17 @@ private:
     return exprNode(e);
   }
 
+  /// `operator.gt(lhs, rhs)` and the like, as a node named after \p stem: a
+  /// comparison of sizes, for an assert or a cond's predicate.
+  std::string compareNode(std::string_view stem, const sym::Expr &lhs, graph::Compare cmp,
+                          const sym::Expr &rhs) {
+    std::string l = expr(lhs), r = expr(rhs);
+    std::string holds = fresh(stem);
+    linef("{} = g.call_function(operator.{}, ({}, {}))", holds, graph::compareOperatorName(cmp),
+          l, r);
+    return holds;
+  }
+
   /// A symbolic expression as an FX node built from operator.* calls on the
   /// symbols' nodes; each is built once per graph.
   const std::string &exprNode(const sym::Expr &e) {
@@ -605,10 +616,7 @@ void GraphBuilder::emitLine(const Line &l) {
             symbolNode[b.symbol] = n;
           },
           [&](const AssertScalarLine &a) {
-            std::string lhs = expr(a.lhs), rhs = expr(a.rhs);
-            std::string holds = fresh("check");
-            linef("{} = g.call_function(operator.{}, ({}, {}))", holds,
-                  graph::compareOperatorName(a.cmp), lhs, rhs);
+            std::string holds = compareNode("check", a.lhs, a.cmp, a.rhs);
             linef("g.call_function(torch.ops.aten._assert_scalar.default, ({}, {}))", holds,
                   pythonStringLiteral(a.what()));
           },
@@ -623,16 +631,10 @@ void GraphBuilder::emitLine(const Line &l) {
             TextBuffer operands;
             appendValues(operands, c.operands);
             TextBuffer predicate;
-            if (c.compare) {
-              // A SymBool: operator.gt(s0, 4) and the like.
-              std::string lhs = expr(c.compare->lhs), rhs = expr(c.compare->rhs);
-              std::string holds = fresh("pred");
-              linef("{} = g.call_function(operator.{}, ({}, {}))", holds,
-                    graph::compareOperatorName(c.compare->cmp), lhs, rhs);
-              predicate += holds;
-            } else {
+            if (c.compare) // a SymBool
+              predicate += compareNode("pred", c.compare->lhs, c.compare->cmp, c.compare->rhs);
+            else
               appendValue(predicate, c.predicate);
-            }
             std::string n = fresh("cond");
             linef("{} = g.call_function(torch.ops.higher_order.cond, ({}, {}, {}, {}))", n,
                   predicate.view(), t, f, operands.view());

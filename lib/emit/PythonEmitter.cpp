@@ -81,6 +81,10 @@ private:
   const std::string &name(BufferId b) const { return module.buffer(b).name; }
 
   static std::string expr(const sym::Expr &e) { return sym::printPython(e); }
+  /// `lhs cmp rhs` in Python: an assert's condition or a cond's predicate.
+  static std::string comparison(const sym::Expr &lhs, graph::Compare cmp, const sym::Expr &rhs) {
+    return fmt::format("{} {} {}", expr(lhs), graph::compareSpelling(cmp), expr(rhs));
+  }
 
   static std::vector<std::string> exprs(std::span<const sym::Expr> list) {
     std::vector<std::string> items;
@@ -389,8 +393,7 @@ void PythonEmitter::unbackedBinding(const SymbolBindingLine &b) {
 
 /// Inductor's check of a torch._check on data-dependent sizes.
 void PythonEmitter::assertScalar(const AssertScalarLine &a) {
-  std::string condition =
-      fmt::format("{} {} {}", expr(a.lhs), graph::compareSpelling(a.cmp), expr(a.rhs));
+  std::string condition = comparison(a.lhs, a.cmp, a.rhs);
   linef("if not ({}):", condition);
   ++indent;
   linef("raise RuntimeError({})", pythonStringLiteral(a.message.empty() ? condition : a.message));
@@ -578,9 +581,7 @@ void PythonEmitter::body(const Line &l) {
 // Subgraph calls are rare: printed out of line, so that the visitor of the
 // common lines stays small.
 void PythonEmitter::cond(const Line &l, const CondLine &c) {
-  std::string pred = c.compare ? fmt::format("{} {} {}", expr(c.compare->lhs),
-                                             graph::compareSpelling(c.compare->cmp),
-                                             expr(c.compare->rhs))
+  std::string pred = c.compare ? comparison(c.compare->lhs, c.compare->cmp, c.compare->rhs)
                      : c.predicate->kind == Value::Kind::Buffer ? value(c.predicate) + ".item()"
                                                                 : value(c.predicate);
   std::vector<std::string> results;

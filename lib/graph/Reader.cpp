@@ -2774,13 +2774,9 @@ bool Reader::readAssertScalar(const Json &value, const Ptr &pointer, Node &node)
   std::optional<Json> fields[5];
   if (!expectObject(value, pointer, {"op", "lhs", "cmp", "rhs", "message"}, what, fields))
     return false;
-  SizeComparison comparison;
-  if (!readComparison(pointer, what, fields + 1, comparison))
-    return false;
   AssertScalarNode check;
-  check.lhs = std::move(comparison.lhs);
-  check.rhs = std::move(comparison.rhs);
-  check.cmp = comparison.cmp;
+  if (!readComparison(pointer, what, fields + 1, check.condition))
+    return false;
   if (const std::optional<Json> &message = fields[4]) {
     auto m = getString(*message, pointer + "/message");
     if (!m)

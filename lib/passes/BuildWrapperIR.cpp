@@ -703,7 +703,8 @@ void FunctionBuilder::buildNode(graph::Node &node) {
           [&](Boxed<graph::BindSymbolNode> &boxed) { buildBindSymbol(*boxed); },
           [&](Boxed<graph::AssertScalarNode> &boxed) {
             graph::AssertScalarNode &a = *boxed;
-            emit(AssertScalarLine{std::move(a.lhs), std::move(a.rhs), a.cmp,
+            emit(AssertScalarLine{std::move(a.condition.lhs), std::move(a.condition.rhs),
+                                  a.condition.cmp,
                                   std::move(a.message)});
           },
       },

@@ -360,8 +360,9 @@ std::string_view compareSpelling(Compare cmp);
 /// Python's operator module name: `eq`, `ne`, `lt`, `le`, `gt`, `ge`.
 std::string_view compareOperatorName(Compare cmp);
 
-/// A comparison of symbolic integers, `lhs cmp rhs`: a torch.cond predicate
-/// on sizes (`x.shape[0] > 4`, a SymBool in PyTorch).
+/// A comparison of symbolic integers, `lhs cmp rhs`: an assert_scalar's
+/// condition, or a torch.cond predicate on sizes (`x.shape[0] > 4`, a SymBool
+/// in PyTorch).
 struct SizeComparison {
   sym::Expr lhs;
   sym::Expr rhs;
@@ -414,11 +415,9 @@ struct BindSymbolNode {
 std::string_view bindReadName(BindSymbolNode::Read read);
 
 /// A run-time check on symbols (Inductor's AssertScalar: a torch._check on a
-/// data-dependent value): fails with \c message unless `lhs cmp rhs`.
+/// data-dependent value): fails with \c message unless \c condition holds.
 struct AssertScalarNode {
-  sym::Expr lhs;
-  sym::Expr rhs;
-  Compare cmp = Compare::EQ;
+  SizeComparison condition;
   std::string message;
 };
 

@@ -115,6 +115,13 @@ def _device(device: torch.device) -> str:
     raise ExportError(f"device type '{device.type}' is not supported")
 
 
+def _non_finite(x: float) -> Optional[str]:
+    """The graph format's spelling of a number JSON cannot spell, else None."""
+    if math.isfinite(x):
+        return None
+    return "nan" if math.isnan(x) else "inf" if x > 0 else "-inf"
+
+
 def _aliases_input(buf: Any) -> bool:
     """Whether Inductor's memory planning keeps \p buf out of its reuse pool
     as a view of an op's input (FreeIfNotReusedLine.plan's test)."""
@@ -381,14 +388,11 @@ class _GraphConverter:
         if isinstance(x, int):
             return x
         if isinstance(x, float):
-            if not math.isfinite(x):
-                # JSON has no spelling for these.
-                return {"float": "nan" if math.isnan(x) else "inf" if x > 0 else "-inf"}
-            return x
+            spelled = _non_finite(x)
+            return x if spelled is None else {"float": spelled}
         if isinstance(x, complex):
-            # [real, imaginary], each as a float is written.
-            parts = [self.value(float(p)) for p in (x.real, x.imag)]
-            return {"complex": [p["float"] if isinstance(p, dict) else p for p in parts]}
+            return {"complex": [p if _non_finite(p) is None else _non_finite(p)
+                                for p in (x.real, x.imag)]}
         if isinstance(x, list):
             return [self.value(v) for v in x]
         if isinstance(x, tuple):
