@@ -98,6 +98,15 @@ public:
 
   Name &operator[](unsigned index) { return names[index]; }
 
+  /// Starts loading the slot that inserting \p text probes first. A large
+  /// graph's table is far larger than the caches, and each new name would
+  /// otherwise wait for its slot: the printer asks for names it expects a
+  /// few nodes ahead (a guess; a wrong one costs a load).
+  void prefetch(std::string_view text) const {
+    if (!slots.empty())
+      prefetchLine(&slots[hashText(text) & (slots.size() - 1)]);
+  }
+
   void reserve(size_t n) {
     names.reserve(n);
     while (2 * n > slots.size())
@@ -246,8 +255,16 @@ private:
     for (;;) {
       suffixed.truncate(stem);
       suffixed.appendInt(++names[index].nextSuffix);
-      if (auto [named, fresh] = names.insert(suffixed.view()); fresh)
+      if (auto [named, fresh] = names.insert(suffixed.view()); fresh) {
+        // Launches and frees take suffixed names one after another: the
+        // next one is most likely the next suffix.
+        if (prefetchNames) {
+          suffixed.truncate(stem);
+          suffixed.appendInt(names[index].nextSuffix + 1);
+          names.prefetch(suffixed.view());
+        }
         return names[named].text;
+      }
     }
   }
 
@@ -572,6 +589,26 @@ private:
 
   void line(const Line &l);
   void kernelCall(const KernelCallLine &call);
+
+  /// Below this many lines the name table stays in cache.
+  static constexpr size_t kPrefetchFromLines = 16384;
+  bool prefetchNames = false;
+  /// Lines ahead: about the time a slot takes to arrive from memory.
+  static constexpr size_t kPrefetchAhead = 8;
+  /// Prefetches the name of the node \p l will define after a buffer.
+  void prefetchName(const Line &l) {
+    BufferId b = kNoBuffer;
+    if (const auto *a = std::get_if<AllocateLine>(&l))
+      b = a->buffer;
+    else if (const auto *e = std::get_if<ExternKernelAllocLine>(&l))
+      b = e->result;
+    else if (const auto *r = std::get_if<ReinterpretViewLine>(&l))
+      b = r->view;
+    else if (const auto *p = std::get_if<AllocateFromPoolLine>(&l))
+      b = p->buffer;
+    if (b != kNoBuffer)
+      names.prefetch(module.buffer(b).name);
+  }
   /// kernelCall: the nodes reading CPU tensors passed for scalar parameters.
   std::vector<unsigned> scalarItems;
 };
@@ -1022,9 +1059,12 @@ void FxGraphPrinter::print(std::string &out) {
   std::optional<PagePopulator> populator;
   if (options.threads > 1 && function.lines.size() >= kPopulateFromLines)
     populator.emplace(size_t(64) << 20);
+  prefetchNames = function.lines.size() >= kPrefetchFromLines;
   for (size_t i = 0; i < function.lines.size(); ++i) {
     if (populator && i % 4096 == 0)
       populator->report(0, nodeText.view().data(), nodeText.size(), nodeText.room());
+    if (prefetchNames && i + kPrefetchAhead < function.lines.size())
+      prefetchName(function.lines[i + kPrefetchAhead]);
     line(function.lines[i]);
   }
 
