@@ -75,21 +75,39 @@ constexpr std::array<bool, 256> kReservedLastByte = [] {
 bool mayBeReserved(std::string_view name) {
   return kReservedLastByte[static_cast<unsigned char>(name.back())];
 }
+
+/// Per byte: 1 for [A-Za-z_], 2 for [0-9], 0 otherwise.
+constexpr std::array<uint8_t, 256> kIdentifierByte = [] {
+  std::array<uint8_t, 256> kind{};
+  for (int c = 'a'; c <= 'z'; ++c)
+    kind[c] = kind[c - 'a' + 'A'] = 1;
+  kind['_'] = 1;
+  for (int c = '0'; c <= '9'; ++c)
+    kind[c] = 2;
+  return kind;
+}();
+
+/// Names that pass every rule without a table search: most graph names
+/// (buf12, primals_3, in_ptr0) end in a digit and start with neither '_'
+/// (the '__' rule) nor 'w' (the 'wirc_' rule).
+bool plainlyValid(std::string_view name) {
+  return !name.empty() && name.size() <= kMaxNameLength && name[0] != '_' &&
+         name[0] != 'w' && !mayBeReserved(name) && isPlainIdentifier(name);
+}
 } // namespace
 
 bool isPlainIdentifier(std::string_view name) {
-  if (name.empty())
+  if (name.empty() || kIdentifierByte[static_cast<unsigned char>(name[0])] != 1)
     return false;
-  auto isAlpha = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-  };
-  if (!isAlpha(name[0]))
-    return false;
-  return std::all_of(name.begin() + 1, name.end(),
-                     [&](char c) { return isAlpha(c) || (c >= '0' && c <= '9'); });
+  for (size_t i = 1; i < name.size(); ++i)
+    if (!kIdentifierByte[static_cast<unsigned char>(name[i])])
+      return false;
+  return true;
 }
 
 std::optional<std::string> checkKeywordName(std::string_view name) {
+  if (plainlyValid(name))
+    return std::nullopt;
   if (name.empty())
     return std::string("is empty");
   if (name.size() > kMaxNameLength)
@@ -108,6 +126,8 @@ std::optional<std::string> checkKeywordName(std::string_view name) {
 std::optional<std::string> checkIdentifier(std::string_view name) {
   // A graph name is also a variable of the emitted wrappers: Python's rules,
   // then C++'s and the wrappers' own names (wirc_* included).
+  if (plainlyValid(name))
+    return std::nullopt;
   if (auto why = checkKeywordName(name))
     return why;
   if (mayBeReserved(name) && sortedContains(kCppKeywords, name))

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <random>
 
 #include <string>
 #include <type_traits>
@@ -57,6 +58,31 @@ TEST_CASE("identifiers that may reach emitted code", "[names]") {
   CHECK(checkIdentifier("wirc_tmp"));
   CHECK(checkIdentifier(std::string(300, 'a')));
   CHECK_FALSE(checkIdentifier(std::string(256, 'a')));
+}
+
+TEST_CASE("identifier rules hold on names with and without the common shape", "[names]") {
+  // Over this alphabet no keyword or wrapper name can be spelled, so the rules
+  // left are: non-empty, no leading digit, no '__' or 'wirc_' prefix. Names
+  // starting with '_' or 'w' and ending in a letter take the full check, the
+  // rest the shortcut for names like buf12: both must agree with the rules.
+  const std::string alphabet = "abwirc_01";
+  std::mt19937 rng(7);
+  for (int n = 0; n < 20000; ++n) {
+    static const char *const kPrefixes[] = {"", "", "wirc_", "__", "_", "w", "0"};
+    std::string name = kPrefixes[rng() % std::size(kPrefixes)];
+    size_t length = rng() % 9;
+    for (size_t i = 0; i < length; ++i)
+      name += alphabet[rng() % alphabet.size()];
+    bool valid = !name.empty() && !(name[0] >= '0' && name[0] <= '9') &&
+                 !name.starts_with("__") && !name.starts_with("wirc_");
+    INFO(name);
+    CHECK(!checkIdentifier(name) == valid);
+    CHECK(!checkKeywordName(name) == (valid || name.starts_with("wirc_")));
+  }
+  CHECK(*checkIdentifier("wirc_buf0") == "starts with 'wirc_', which is reserved for wirc");
+  CHECK(*checkIdentifier("__buf0") == "starts with '__', which is reserved");
+  CHECK(*checkIdentifier("buf\x80" "0") == "is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
+  CHECK(*checkIdentifier(std::string(257, 'b') + "0") == "is longer than 256 characters");
 }
 
 TEST_CASE("python string literals cannot be escaped from", "[names]") {
