@@ -28,6 +28,12 @@ public:
   bool run(ParseError &error) {
     // Upper estimates: untouched capacity costs address space, not memory.
     size_t bytes = static_cast<size_t>(end - begin);
+    // Numbers keep their spelling as a 32-bit offset into the text.
+    if (bytes > UINT32_MAX) {
+      fail("the document is 4 GiB or larger");
+      return report(error);
+    }
+    doc.source = begin;
     doc.nodes.reserve(bytes / 8 + 16);
     doc.members.reserve(bytes / 16 + 16);
     doc.children.reserve(bytes / 32 + 16);
@@ -176,6 +182,7 @@ private:
     Document::Node &node = doc.nodes.append();
     node.type = type;
     node.boolean = false;
+    node.spellingSize = 0;
     node.count = 0;
     node.i = 0;
     node.data = nullptr;
@@ -239,8 +246,13 @@ private:
         return fail("invalid number; expected a digit in the exponent");
     }
     std::string_view spelling(start, static_cast<size_t>(p - start));
+    if (spelling.size() > UINT16_MAX) {
+      p = start;
+      return fail("number is spelled in more than 65535 bytes");
+    }
     Document::Node &node = newNode(value_t::number_float);
-    node.setText(spelling);
+    node.count = static_cast<uint32_t>(start - begin);
+    node.spellingSize = static_cast<uint16_t>(spelling.size());
     if (integral && intDigits <= 18) {
       node.type = value_t::number_integer;
       node.i = negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
@@ -651,6 +663,7 @@ private:
       Document::Node &node = nodes[nodeCount++];
       node.type = type;
       node.boolean = false;
+      node.spellingSize = 0;
       node.count = 0;
       node.i = 0;
       node.data = nullptr;
@@ -761,7 +774,8 @@ private:
             magnitude = magnitude * 10 + static_cast<unsigned>(*t++ - '0');
         if (t - d <= 18 && (t == e || (*t != '.' && *t != 'e' && *t != 'E'))) {
           Document::Node &node = newNode(value_t::number_integer);
-          node.setText(std::string_view(start, static_cast<size_t>(t - start)));
+          node.count = static_cast<uint32_t>(start - begin);
+          node.spellingSize = static_cast<uint16_t>(t - start);
           node.i = *start == '-' ? -static_cast<int64_t>(magnitude)
                                  : static_cast<int64_t>(magnitude);
           q = t;
@@ -936,7 +950,7 @@ std::string Value::dump() const {
   case value_t::number_integer:
   case value_t::number_unsigned:
   case value_t::number_float:
-    return std::string(node.text());
+    return std::string(str());
   case value_t::string:
     return fmt::format("\"{}\"", node.text().substr(0, 60));
   case value_t::array:

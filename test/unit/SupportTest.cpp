@@ -327,6 +327,37 @@ TEST_CASE("numbers keep their spelling for diagnostics", "[json]") {
   CHECK(root[6].find("k")->dump() == "-7.25e-1");
 }
 
+TEST_CASE("numbers are spelled in at most 65535 bytes", "[json]") {
+  // A number keeps its spelling as an offset and a 16-bit length.
+  std::string longest = "0." + std::string(65533, '0');
+  json::ParseError error;
+  std::string text = "[" + longest + "]"; // outlives the document
+  auto doc = json::Document::parse(text, 8, error);
+  REQUIRE(doc);
+  CHECK(doc->root()[0].dump() == longest);
+  CHECK(doc->root()[0].getDouble() == 0.0);
+  auto tooLong = json::Document::parse("[" + longest + "0]", 8, error);
+  CHECK_FALSE(tooLong);
+  CHECK(error.message == "number is spelled in more than 65535 bytes");
+  CHECK(error.offset == 1);
+}
+
+TEST_CASE("a text of 4 GiB or more is refused before it is read", "[json]") {
+  // Address space only: the parser refuses before touching a byte.
+  size_t bytes = size_t(UINT32_MAX) + 1;
+  void *p = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    WARN("cannot reserve 4 GiB of address space; not tested");
+    return;
+  }
+  json::ParseError error;
+  auto doc = json::Document::parse(std::string_view(static_cast<const char *>(p), bytes), 8,
+                                   error);
+  ::munmap(p, bytes);
+  CHECK_FALSE(doc);
+  CHECK(error.message == "the document is 4 GiB or larger");
+}
+
 TEST_CASE("a buried object stays reachable until exit", "[bury]") {
   // Under LeakSanitizer (the sanitizer build) this test fails at exit if the
   // graveyard lost the pointer.

@@ -200,8 +200,9 @@ template <> inline std::string Value::get<std::string>() const { return std::str
 /// A parsed document. The source text must outlive it.
 class Document {
 public:
-  /// Parses \p text. Returns nullopt and fills \p error on malformed input or
-  /// nesting deeper than \p maxDepth. With \p populate, a large document's
+  /// Parses \p text. Returns nullopt and fills \p error on malformed input,
+  /// nesting deeper than \p maxDepth, a text of 4 GiB or more, or a number
+  /// spelled in more than 65,535 bytes. With \p populate, a large document's
   /// records are faulted in on a thread of their own (support/PagePopulator.h).
   static std::unique_ptr<Document> parse(std::string_view text, unsigned maxDepth,
                                          ParseError &error, bool populate = false);
@@ -211,26 +212,28 @@ public:
 private:
   friend class Value;
   friend class Parser;
-  /// 24 bytes: a large document has millions of these.
+  /// 16 bytes: a large document has millions of these.
   struct Node {
     Value::value_t type;
     bool boolean;
-    /// Arrays and objects: elements or members. Strings and numbers: bytes
-    /// of `data`.
+    uint16_t spellingSize; ///< numbers: bytes of their spelling in the source
+    /// Arrays and objects: elements or members. Strings: bytes of `data`.
+    /// Numbers: where their spelling starts in the source text.
     uint32_t count;
     union {
       int64_t i;
       uint64_t u;
       double d;
-      uint32_t first; ///< first entry in `children` (arrays) or `members` (objects)
+      uint32_t first;   ///< first entry in `children` (arrays) or `members` (objects)
+      const char *data; ///< strings: the decoded bytes
     };
-    const char *data; ///< strings (decoded), numbers (source spelling)
     std::string_view text() const { return {data, count}; }
     void setText(std::string_view s) {
       data = s.data();
       count = static_cast<uint32_t>(s.size());
     }
   };
+  static_assert(sizeof(Node) == 16);
   /// 16 bytes: the key's bytes and the value's record.
   struct MemberRef {
     const char *key;
@@ -243,6 +246,8 @@ private:
   PodArray<MemberRef> members;
   /// Storage for strings that had escapes, which cannot point into the source.
   std::vector<std::unique_ptr<std::string>> decoded;
+  /// The text parsed, which numbers' spellings are offsets into.
+  const char *source = nullptr;
 };
 
 inline Value::value_t Value::type() const { return doc->nodes[index].type; }
@@ -278,7 +283,15 @@ inline uint64_t Value::getUInt() const {
   const Document::Node &node = doc->nodes[index];
   return node.type == value_t::number_unsigned ? node.u : static_cast<uint64_t>(node.i);
 }
-inline std::string_view Value::str() const { return doc->nodes[index].text(); }
+inline std::string_view Value::str() const {
+  const Document::Node &node = doc->nodes[index];
+  if (node.type == value_t::string)
+    return node.text();
+  if (node.type == value_t::number_integer || node.type == value_t::number_unsigned ||
+      node.type == value_t::number_float)
+    return {doc->source + node.count, node.spellingSize};
+  return {};
+}
 
 } // namespace wirc::json
 
