@@ -184,8 +184,7 @@ private:
     node.boolean = false;
     node.spellingSize = 0;
     node.count = 0;
-    node.i = 0;
-    node.data = nullptr;
+    node.i = 0; // also clears `data`, which shares its bytes
     return node;
   }
 
@@ -665,8 +664,7 @@ private:
       node.boolean = false;
       node.spellingSize = 0;
       node.count = 0;
-      node.i = 0;
-      node.data = nullptr;
+      node.i = 0; // also clears `data`, which shares its bytes
       return node;
     };
     // Between tokens there is mostly nothing or one byte (a space after ':',

@@ -105,9 +105,9 @@ bool isPlainIdentifier(std::string_view name) {
   return true;
 }
 
-std::optional<std::string> checkKeywordName(std::string_view name) {
-  if (plainlyValid(name))
-    return std::nullopt;
+namespace {
+/// Python's rules for a name: why \p name breaks one, or nullopt.
+std::optional<std::string> pythonNameRules(std::string_view name) {
   if (name.empty())
     return std::string("is empty");
   if (name.size() > kMaxNameLength)
@@ -122,13 +122,20 @@ std::optional<std::string> checkKeywordName(std::string_view name) {
     return std::string("starts with '__', which is reserved");
   return std::nullopt;
 }
+} // namespace
+
+std::optional<std::string> checkKeywordName(std::string_view name) {
+  if (plainlyValid(name))
+    return std::nullopt;
+  return pythonNameRules(name);
+}
 
 std::optional<std::string> checkIdentifier(std::string_view name) {
   // A graph name is also a variable of the emitted wrappers: Python's rules,
   // then C++'s and the wrappers' own names (wirc_* included).
   if (plainlyValid(name))
     return std::nullopt;
-  if (auto why = checkKeywordName(name))
+  if (auto why = pythonNameRules(name))
     return why;
   if (mayBeReserved(name) && sortedContains(kCppKeywords, name))
     return std::string("is a C++ keyword");
