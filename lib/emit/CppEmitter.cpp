@@ -1936,8 +1936,10 @@ std::string CppEmitter::emit() {
                                                                  : "Runtime.h");
   if (needsCpuShim)
     out += "#include <torch/csrc/inductor/aoti_torch/generated/c_shim_cpu.h>\n";
-  out += fmt::format("\n{}#include <utility>\n\nnamespace wirc_graph_{} {{\n\n",
-                     aoti() ? "#include <limits>\n" : "", module.name);
+  // <limits>: float arguments JSON cannot spell print as std::numeric_limits
+  // (doubleLiteral).
+  out += fmt::format("\n#include <limits>\n#include <utility>\n\nnamespace wirc_graph_{} {{\n\n",
+                     module.name);
   // Appended piece by piece: the images can be megabytes.
   out.reserve(out.size() + images.size() + launchers.size() + kernelsStruct.size() +
               functions.size() + module.name.size() + 64);
