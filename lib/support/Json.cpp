@@ -250,8 +250,7 @@ private:
       return fail("number is spelled in more than 65535 bytes");
     }
     Document::Node &node = newNode(value_t::number_float);
-    node.count = static_cast<uint32_t>(start - begin);
-    node.spellingSize = static_cast<uint16_t>(spelling.size());
+    node.setSpelling(static_cast<size_t>(start - begin), spelling.size());
     if (integral && intDigits <= 18) {
       node.type = value_t::number_integer;
       node.i = negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
@@ -772,8 +771,7 @@ private:
             magnitude = magnitude * 10 + static_cast<unsigned>(*t++ - '0');
         if (t - d <= 18 && (t == e || (*t != '.' && *t != 'e' && *t != 'E'))) {
           Document::Node &node = newNode(value_t::number_integer);
-          node.count = static_cast<uint32_t>(start - begin);
-          node.spellingSize = static_cast<uint16_t>(t - start);
+          node.setSpelling(static_cast<size_t>(start - begin), static_cast<size_t>(t - start));
           node.i = *start == '-' ? -static_cast<int64_t>(magnitude)
                                  : static_cast<int64_t>(magnitude);
           q = t;

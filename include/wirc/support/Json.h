@@ -232,6 +232,12 @@ private:
       data = s.data();
       count = static_cast<uint32_t>(s.size());
     }
+    /// Numbers: the spelling is \p size bytes at \p offset in the source.
+    void setSpelling(size_t offset, size_t size) {
+      count = static_cast<uint32_t>(offset);
+      spellingSize = static_cast<uint16_t>(size);
+    }
+    std::string_view spelling(const char *source) const { return {source + count, spellingSize}; }
   };
   static_assert(sizeof(Node) == 16);
   /// 16 bytes: the key's bytes and the value's record.
@@ -289,7 +295,7 @@ inline std::string_view Value::str() const {
     return node.text();
   if (node.type == value_t::number_integer || node.type == value_t::number_unsigned ||
       node.type == value_t::number_float)
-    return {doc->source + node.count, node.spellingSize};
+    return node.spelling(doc->source);
   return {};
 }
 
