@@ -18,10 +18,10 @@
 #include "wirc/emit/Emitter.h"
 
 #include "wirc/support/Diagnostics.h"
-#include "wirc/support/Hash.h"
 #include "wirc/support/Names.h"
 #include "wirc/support/PagePopulator.h"
 
+#include "FxNames.h"
 #include "PoolOffsets.h"
 #include "PythonText.h"
 
@@ -57,96 +57,6 @@ struct SideTables {
   /// The printed text of each symbolic expression: launches and layouts
   /// repeat a few expressions many times.
   std::unordered_map<sym::Expr, std::string> exprText;
-};
-
-/// The node names taken in one graph, with the next suffix to try for each.
-/// Names are copied into blocks that never move and the table is
-/// open-addressed: a graph has a name per node, so neither a string nor a
-/// hash node is allocated per name.
-class NameTable {
-public:
-  struct Name {
-    std::string_view text;
-    size_t hash;
-    unsigned nextSuffix;
-  };
-
-  /// Adds \p text unless it is taken; returns its index and whether it was
-  /// added.
-  std::pair<unsigned, bool> insert(std::string_view text) {
-    if (2 * (names.size() + 1) > slots.size())
-      grow();
-    size_t hash = hashText(text);
-    uint32_t tag = static_cast<uint32_t>(hash >> 32);
-    size_t mask = slots.size() - 1;
-    for (size_t i = hash & mask;; i = (i + 1) & mask) {
-      Slot slot = slots[i];
-      if (slot.index == 0) {
-        names.push_back({store(text), hash, 0});
-        slots[i] = {static_cast<uint32_t>(names.size()), tag};
-        return {static_cast<unsigned>(names.size() - 1), true};
-      }
-      // The tag spares a visit to the name, far away in memory, for most
-      // of the slots a probe passes.
-      if (slot.tag != tag)
-        continue;
-      const Name &name = names[slot.index - 1];
-      if (name.hash == hash && name.text == text)
-        return {slot.index - 1, false};
-    }
-  }
-
-  Name &operator[](unsigned index) { return names[index]; }
-
-  /// Starts loading the slot that inserting \p text probes first. A large
-  /// graph's table is far larger than the caches, and each new name would
-  /// otherwise wait for its slot: the printer asks for names it expects a
-  /// few nodes ahead (a guess; a wrong one costs a load).
-  void prefetch(std::string_view text) const {
-    if (!slots.empty())
-      prefetchLine(&slots[hashText(text) & (slots.size() - 1)]);
-  }
-
-  void reserve(size_t n) {
-    names.reserve(n);
-    while (2 * n > slots.size())
-      grow();
-  }
-
-private:
-  struct Slot {
-    uint32_t index = 0; ///< index + 1 into names, 0 when free
-    uint32_t tag = 0;   ///< the hash's high bits
-  };
-  std::vector<Slot> slots;
-  std::vector<Name> names;
-  std::vector<std::unique_ptr<char[]>> blocks;
-  char *next = nullptr;
-  size_t left = 0;
-
-  std::string_view store(std::string_view text) {
-    if (text.size() > left) {
-      left = std::max<size_t>(text.size(), 64 * 1024);
-      blocks.emplace_back(new char[left]);
-      next = blocks.back().get();
-    }
-    std::copy(text.begin(), text.end(), next);
-    std::string_view stored(next, text.size());
-    next += text.size();
-    left -= text.size();
-    return stored;
-  }
-
-  void grow() {
-    slots.assign(slots.empty() ? 256 : 2 * slots.size(), Slot{});
-    size_t mask = slots.size() - 1;
-    for (size_t n = 0; n < names.size(); ++n) {
-      size_t i = names[n].hash & mask;
-      while (slots[i].index)
-        i = (i + 1) & mask;
-      slots[i] = {static_cast<uint32_t>(n + 1), static_cast<uint32_t>(names[n].hash >> 32)};
-    }
-  }
 };
 
 constexpr unsigned kNoNode = ~0u;
@@ -221,7 +131,7 @@ private:
   /// Per buffer: a tuple whose node lives on as a multi_output result with
   /// no index (the same value), so freeing the tuple does not end the node.
   std::vector<bool> &handedOn;
-  NameTable names;
+  FxNames names;
   /// The user that references count for: the node being built, or
   /// kOutputUser between nodes, where only the output line refers to nodes.
   unsigned user = kOutputUser;
@@ -232,40 +142,14 @@ private:
   // Reused for every node: the node being built, and a view node built
   // while a node's arguments are.
   TextBuffer text, viewText, viewName, scratch, suffixed;
-  /// The index of the launches' name in names, once taken.
+  /// The launches' name as a base of suffixed names, once taken.
   std::optional<unsigned> launchName;
 
   static constexpr unsigned kOutputUser = 0;
 
-  /// FX's namespace rule: a taken name gets `_1`, `_2`, ... appended. The
-  /// next suffix to try is remembered per name, so n launches of one kernel
-  /// cost O(n), not O(n^2).
+  /// FX's namespace rule: a taken name gets `_1`, `_2`, ... appended.
   std::string_view uniqueName(std::string_view candidate) {
-    auto [index, added] = names.insert(candidate);
-    if (added)
-      return names[index].text;
-    return suffixedName(index);
-  }
-
-  std::string_view suffixedName(unsigned index) {
-    suffixed.clear();
-    suffixed += names[index].text;
-    suffixed += '_';
-    size_t stem = suffixed.size();
-    for (;;) {
-      suffixed.truncate(stem);
-      suffixed.appendInt(++names[index].nextSuffix);
-      if (auto [named, fresh] = names.insert(suffixed.view()); fresh) {
-        // Launches and frees take suffixed names one after another: the
-        // next one is most likely the next suffix.
-        if (prefetchNames) {
-          suffixed.truncate(stem);
-          suffixed.appendInt(names[index].nextSuffix + 1);
-          names.prefetch(suffixed.view());
-        }
-        return names[named].text;
-      }
-    }
+    return names.unique(candidate);
   }
 
   /// Starts a node's references: each node it uses counts it once.
@@ -590,25 +474,6 @@ private:
   void line(const Line &l);
   void kernelCall(const KernelCallLine &call);
 
-  /// Below this many lines the name table stays in cache.
-  static constexpr size_t kPrefetchFromLines = 16384;
-  bool prefetchNames = false;
-  /// Lines ahead: about the time a slot takes to arrive from memory.
-  static constexpr size_t kPrefetchAhead = 8;
-  /// Prefetches the name of the node \p l will define after a buffer.
-  void prefetchName(const Line &l) {
-    BufferId b = kNoBuffer;
-    if (const auto *a = std::get_if<AllocateLine>(&l))
-      b = a->buffer;
-    else if (const auto *e = std::get_if<ExternKernelAllocLine>(&l))
-      b = e->result;
-    else if (const auto *r = std::get_if<ReinterpretViewLine>(&l))
-      b = r->view;
-    else if (const auto *p = std::get_if<AllocateFromPoolLine>(&l))
-      b = p->buffer;
-    if (b != kNoBuffer)
-      names.prefetch(module.buffer(b).name);
-  }
   /// kernelCall: the nodes reading CPU tensors passed for scalar parameters.
   std::vector<unsigned> scalarItems;
 };
@@ -675,11 +540,12 @@ void FxGraphPrinter::kernelCall(const KernelCallLine &call) {
   }
   std::string_view name;
   if (launchName) {
-    name = suffixedName(*launchName);
+    name = names.takeSuffixed(*launchName);
   } else {
-    auto [index, added] = names.insert("triton_kernel_wrapper_mutation");
-    launchName = index;
-    name = added ? names[index].text : suffixedName(index);
+    constexpr std::string_view kLaunch = "triton_kernel_wrapper_mutation";
+    auto [taken, fresh] = names.take(kLaunch);
+    launchName = names.base(kLaunch);
+    name = fresh ? taken : names.takeSuffixed(*launchName);
   }
   // The views are nodes by now: the launch's text goes in place.
   nodeText += "call_function[target=torch.ops.higher_order.triton_kernel_wrapper_mutation]"
@@ -1059,12 +925,9 @@ void FxGraphPrinter::print(std::string &out) {
   std::optional<PagePopulator> populator;
   if (options.threads > 1 && function.lines.size() >= kPopulateFromLines)
     populator.emplace(size_t(64) << 20);
-  prefetchNames = function.lines.size() >= kPrefetchFromLines;
   for (size_t i = 0; i < function.lines.size(); ++i) {
     if (populator && i % 4096 == 0)
       populator->report(0, nodeText.view().data(), nodeText.size(), nodeText.room());
-    if (prefetchNames && i + kPrefetchAhead < function.lines.size())
-      prefetchName(function.lines[i + kPrefetchAhead]);
     line(function.lines[i]);
   }
 

@@ -8,6 +8,7 @@
 #include "wirc/support/PagePopulator.h"
 #include "wirc/support/Parallel.h"
 
+#include "../../lib/emit/FxNames.h"
 #include "../../lib/emit/PythonText.h"
 
 #include <catch2/catch.hpp>
@@ -17,6 +18,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <set>
 #include <cstring>
 #include <random>
 
@@ -365,4 +368,58 @@ TEST_CASE("a buried object stays reachable until exit", "[bury]") {
   const std::vector<int> *raw = object.get();
   buryPointer(std::move(object));
   CHECK(raw->size() == 1000);
+}
+
+// FX node names: the set keeps numbered names as bits of their stem and the
+// rest (leading zeros, long numbers, numbers past the bitmaps' budget) by
+// text. Whatever store a name went to, taking it again must fail, and
+// suffixes must follow torch.fx's rule; a plain set of strings is the model.
+TEST_CASE("FX names stay unique across the set's stores", "[names][property]") {
+  std::mt19937 rng(20261203);
+  const char *stems[] = {"buf", "delete", "delete_", "x", "", "_", "buf1_view_buf1_", "a0b"};
+  auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
+  for (int round = 0; round < 200; ++round) {
+    // A small budget, so that numbers go to the other store and the
+    // bitmaps grow past them later.
+    wirc::emit::FxNames names(pick(2) ? 1 : 4096);
+    names.reserve(pick(3) == 0 ? 0 : 64);
+    std::set<std::string> taken;
+    std::map<std::string, unsigned> next;
+    std::vector<std::pair<std::string_view, std::string>> stored;
+    for (int step = 0; step < 400; ++step) {
+      std::string text = stems[pick(std::size(stems))];
+      switch (pick(7)) {
+      case 0: break;                                               // the stem alone
+      case 1: text += std::to_string(pick(80)); break;             // in place
+      case 2: text += std::to_string(64 + pick(300)); break;       // the high bitmap
+      case 3: text += std::to_string(pick(2) ? 1000000000 + pick(9) : 999999999 - pick(3)); break;
+      case 4: text += "0" + std::to_string(pick(20)); break;       // a leading zero
+      case 5: text += std::to_string(64 * (1 + pick(40)) + pick(3)); break; // past the budget
+      default: text += "_" + std::to_string(1 + pick(12)); break;  // looks suffixed
+      }
+      // Free: the name itself; taken: the next free `text_k`, counting on
+      // per base.
+      std::string expect = text;
+      if (!taken.insert(text).second) {
+        unsigned &k = next[text];
+        do
+          expect = text + "_" + std::to_string(++k);
+        while (taken.count(expect));
+        taken.insert(expect);
+      }
+      std::string_view got;
+      if (pick(2)) {
+        got = names.unique(text);
+      } else {
+        auto [name, fresh] = names.take(text);
+        REQUIRE(fresh == (expect == text));
+        got = fresh ? name : names.takeSuffixed(names.base(text));
+      }
+      REQUIRE(got == expect);
+      stored.emplace_back(got, expect);
+    }
+    // Stored names do not move.
+    for (const auto &[view, text] : stored)
+      REQUIRE(view == text);
+  }
 }

@@ -29,17 +29,6 @@ namespace wirc {
   return w;
 }
 
-/// Starts loading the cache line at \p at, for a table slot that a lookup
-/// will probe soon. An asm statement: GCC 12 at -O3 dropped the
-/// __builtin_prefetch of the FX printer's name table, leaving no prefetch.
-[[gnu::always_inline]] inline void prefetchLine(const void *at) {
-#if defined(__x86_64__) || defined(__i386__)
-  asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char *>(at)));
-#else
-  __builtin_prefetch(at);
-#endif
-}
-
 /// A cheap hash of a short string (names, expression spellings): 8-byte
 /// loads mixed by multiplication, in line.
 [[gnu::always_inline]] inline uint64_t hashText(std::string_view text) {
