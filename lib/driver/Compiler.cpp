@@ -106,6 +106,7 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
   const bool statsRead = request.instrumentation.memoryStats || !request.outputDir.empty();
   options.memoryStats = statsRead || options.verifyPlan;
   options.symbolicStats |= statsRead;
+  options.threads = request.emitOptions.threads;
   // The pipeline frees the document once the IR is built: at scale the two
   // together were most of the peak memory.
   passes::PassContext context{document.get(), options, diag, std::move(document)};

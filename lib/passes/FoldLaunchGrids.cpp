@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "wirc/passes/Pass.h"
 
+#include "LineParts.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -260,40 +262,45 @@ static bool isEmpty(const Grid &grid) {
 }
 
 bool foldLaunchGrids(Module &module, PassContext &ctx) {
-  bool ok = true;
-  GridCache cache;
-  for (Function &function : module.functions) {
-    for (Line &line : function.lines) {
-      auto *call = std::get_if<KernelCallLine>(&line);
-      if (!call)
-        continue;
-      const graph::Kernel &kernel = module.kernel(call->kernel);
-      call->grids.clear();
-      if (const std::vector<Grid> *grids = cache.find(*call)) {
-        call->grids = *grids;
-      } else {
-        GridFolder folder(*call, function.originOf(*call), kernel, ctx);
-        bool folded = true;
-        for (size_t c = 0; c < kernel.configs.size(); ++c) {
-          auto grid = folder.fold(kernel.configs[c], c);
-          if (!grid) {
-            ok = folded = false;
-            call->grids.clear();
-            break;
+  // A cache for each of the two threads: it is only a memo.
+  GridCache caches[2];
+  return forEachLineRange(
+      module, ctx, /*parallel=*/true,
+      [&](Function &function, size_t begin, size_t end, PassContext &rangeCtx, size_t part) {
+        bool ok = true;
+        GridCache &cache = caches[part];
+        for (size_t i = begin; i < end; ++i) {
+          Line &line = function.lines[i];
+          auto *call = std::get_if<KernelCallLine>(&line);
+          if (!call)
+            continue;
+          const graph::Kernel &kernel = module.kernel(call->kernel);
+          call->grids.clear();
+          if (const std::vector<Grid> *grids = cache.find(*call)) {
+            call->grids = *grids;
+          } else {
+            GridFolder folder(*call, function.originOf(*call), kernel, rangeCtx);
+            bool folded = true;
+            for (size_t c = 0; c < kernel.configs.size(); ++c) {
+              auto grid = folder.fold(kernel.configs[c], c);
+              if (!grid) {
+                ok = folded = false;
+                call->grids.clear();
+                break;
+              }
+              call->grids.push_back(std::move(*grid));
+            }
+            if (folded)
+              cache.insert(*call, call->grids);
           }
-          call->grids.push_back(std::move(*grid));
+          // A launch that is empty under every config (a static numel of 0)
+          // does nothing whichever config runs, so no emitter prints it.
+          // Empty grids known only at run time are skipped by the launchers.
+          if (!call->grids.empty() && std::all_of(call->grids.begin(), call->grids.end(), isEmpty))
+            line = CommentLine{fmt::format("{}: empty launch grid, launch skipped", kernel.name)};
         }
-        if (folded)
-          cache.insert(*call, call->grids);
-      }
-      // A launch that is empty under every config (a static numel of 0) does
-      // nothing whichever config runs, so no emitter prints it. Empty grids
-      // known only at run time are skipped by the launchers.
-      if (!call->grids.empty() && std::all_of(call->grids.begin(), call->grids.end(), isEmpty))
-        line = CommentLine{fmt::format("{}: empty launch grid, launch skipped", kernel.name)};
-    }
-  }
-  return ok;
+        return ok;
+      });
 }
 
 } // namespace wirc::passes

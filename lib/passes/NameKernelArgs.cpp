@@ -16,6 +16,8 @@
 #include "wirc/passes/Pass.h"
 #include "wirc/support/Names.h"
 
+#include "LineParts.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -268,89 +270,106 @@ bool checkArgKinds(const Module &module, const graph::Kernel &kernel,
   return ok;
 }
 
+/// The parameters a kernel takes from its calls under each config (the last
+/// slot: no config), derived once per kernel and config. A kernel with
+/// placeholders has them filled in by then: its first call fills them
+/// before its signature is checked.
+struct Expected {
+  bool known = false;
+  std::vector<std::string_view> names;
+  std::vector<std::string_view> types;
+};
+using ExpectedTable = std::vector<std::vector<Expected>>; ///< by kernel, then config
+
+/// Names the arguments of the calls in lines [begin, end) of \p function.
+bool nameRange(Module &module, Function &function, size_t begin, size_t end,
+               PlaceholderFiller &placeholders, ExpectedTable &expectedOf, PassContext &ctx) {
+  bool ok = true;
+  // The parameters each call passes, reused from call to call.
+  std::vector<std::string_view> passed;
+  for (size_t l = begin; l < end; ++l) {
+    auto *call = std::get_if<KernelCallLine>(&function.lines[l]);
+    if (!call)
+      continue;
+    const graph::Kernel &kernel = module.kernel(call->kernel);
+    ArgCounters counters;
+    for (size_t i = 0; i < call->args.size(); ++i) {
+      CallArg &arg = call->args[i];
+      std::string inductorName = counters.name(arg);
+      if (arg.param.empty() && !(arg.role == graph::ArgRole::Removed && arg.removalEvent))
+        arg.param = inductorName;
+      if (arg.param.empty() && arg.role == graph::ArgRole::Scalar) {
+        ctx.diag.error(fmt::format("{}/args/{}", function.originOf(*call), i),
+                       "a scalar argument needs a \"name\": its parameter name in the kernel");
+        ok = false;
+      }
+    }
+    if (kernel.placeholders && !placeholders.visit(*call, function.originOf(*call))) {
+      ok = false;
+      continue;
+    }
+    if (kernel.signature.empty())
+      continue;
+    // The call passes every signature parameter the config does not
+    // supply (block sizes), in order: the named arguments, then the numels.
+    passed.clear();
+    for (const CallArg &arg : call->args)
+      if (arg.role != graph::ArgRole::Removed)
+        passed.push_back(arg.param);
+    for (const auto &[numel, expr] : call->numels)
+      passed.push_back(numel);
+    std::vector<Expected> &slots = expectedOf[call->kernel];
+    if (slots.empty())
+      slots.resize(kernel.configs.size() + 1);
+    Expected &expected = slots[std::min<size_t>(call->config, kernel.configs.size())];
+    if (!expected.known) {
+      expected.known = true;
+      const graph::KernelConfig *config =
+          call->config < kernel.configs.size() ? &kernel.configs[call->config] : nullptr;
+      for (const graph::KernelParam &param : kernel.signature)
+        if (!config || !config->kwarg(param.name)) {
+          expected.names.push_back(param.name);
+          expected.types.push_back(param.type);
+        }
+    }
+    auto list = [](const std::vector<std::string_view> &names) {
+      std::string s;
+      for (std::string_view n : names) {
+        if (!s.empty())
+          s += ", ";
+        s += n;
+      }
+      return s.empty() ? std::string("nothing") : s;
+    };
+    if (passed != expected.names) {
+      ctx.diag.error(function.originOf(*call),
+                     fmt::format("call of kernel '{}' passes ({}) but its signature takes ({})",
+                                 kernel.name, list(passed), list(expected.names)));
+      ok = false;
+      continue;
+    }
+    ok &= checkArgKinds(module, kernel, expected.types, *call, function, ctx);
+  }
+  return ok;
+}
+
 } // namespace
 
 bool nameKernelArgs(Module &module, PassContext &ctx) {
-  bool ok = true;
   PlaceholderFiller placeholders(module, ctx);
-  // The parameters each call passes, reused from call to call.
-  std::vector<std::string_view> passed;
-  // The parameters a kernel takes from its calls under each config (the
-  // last slot: no config), derived once per kernel and config. A kernel
-  // with placeholders has them filled in by then: its first call fills
-  // them before its signature is checked.
-  struct Expected {
-    bool known = false;
-    std::vector<std::string_view> names;
-    std::vector<std::string_view> types;
-  };
-  std::vector<std::vector<Expected>> expectedOf(module.kernels.size());
-  for (Function &function : module.functions) {
-    for (Line &line : function.lines) {
-      auto *call = std::get_if<KernelCallLine>(&line);
-      if (!call)
-        continue;
-      const graph::Kernel &kernel = module.kernel(call->kernel);
-      ArgCounters counters;
-      for (size_t i = 0; i < call->args.size(); ++i) {
-        CallArg &arg = call->args[i];
-        std::string inductorName = counters.name(arg);
-        if (arg.param.empty() && !(arg.role == graph::ArgRole::Removed && arg.removalEvent))
-          arg.param = inductorName;
-        if (arg.param.empty() && arg.role == graph::ArgRole::Scalar) {
-          ctx.diag.error(fmt::format("{}/args/{}", function.originOf(*call), i),
-                         "a scalar argument needs a \"name\": its parameter name in the kernel");
-          ok = false;
-        }
-      }
-      if (kernel.placeholders && !placeholders.visit(*call, function.originOf(*call))) {
-        ok = false;
-        continue;
-      }
-      if (kernel.signature.empty())
-        continue;
-      // The call passes every signature parameter the config does not
-      // supply (block sizes), in order: the named arguments, then the numels.
-      passed.clear();
-      for (const CallArg &arg : call->args)
-        if (arg.role != graph::ArgRole::Removed)
-          passed.push_back(arg.param);
-      for (const auto &[numel, expr] : call->numels)
-        passed.push_back(numel);
-      std::vector<Expected> &slots = expectedOf[call->kernel];
-      if (slots.empty())
-        slots.resize(kernel.configs.size() + 1);
-      Expected &expected = slots[std::min<size_t>(call->config, kernel.configs.size())];
-      if (!expected.known) {
-        expected.known = true;
-        const graph::KernelConfig *config =
-            call->config < kernel.configs.size() ? &kernel.configs[call->config] : nullptr;
-        for (const graph::KernelParam &param : kernel.signature)
-          if (!config || !config->kwarg(param.name)) {
-            expected.names.push_back(param.name);
-            expected.types.push_back(param.type);
-          }
-      }
-      auto list = [](const std::vector<std::string_view> &names) {
-        std::string s;
-        for (std::string_view n : names) {
-          if (!s.empty())
-            s += ", ";
-          s += n;
-        }
-        return s.empty() ? std::string("nothing") : s;
-      };
-      if (passed != expected.names) {
-        ctx.diag.error(function.originOf(*call),
-                       fmt::format("call of kernel '{}' passes ({}) but its signature takes ({})",
-                                   kernel.name, list(passed), list(expected.names)));
-        ok = false;
-        continue;
-      }
-      ok &= checkArgKinds(module, kernel, expected.types, *call, function, ctx);
-    }
-  }
-  return ok;
+  // A kernel with placeholders has them filled in by its first call, in the
+  // module: such a module is named on one thread.
+  bool parallel = std::none_of(module.kernels.begin(), module.kernels.end(),
+                               [](const graph::Kernel &kernel) { return kernel.placeholders; });
+  // A table for each of the two threads: it is only a memo.
+  ExpectedTable expected[2];
+  for (ExpectedTable &table : expected)
+    table.resize(module.kernels.size());
+  return forEachLineRange(
+      module, ctx, parallel,
+      [&](Function &function, size_t begin, size_t end, PassContext &rangeCtx, size_t part) {
+        return nameRange(module, function, begin, end, placeholders, expected[part], rangeCtx);
+      });
 }
 
 } // namespace wirc::passes

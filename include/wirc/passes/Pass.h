@@ -49,6 +49,9 @@ struct CompileOptions {
   /// (MemoryPlanStats::*Expr): needed by --stats and the manifest only, and
   /// costly on large dynamic graphs.
   bool symbolicStats = false;
+  /// Threads a pass may use (line-local passes split a large function over
+  /// two); the output does not depend on it.
+  unsigned threads = 1;
 };
 
 /// Module::memoryStats as text, one line per function and device (--stats).
