@@ -29,6 +29,8 @@
 
 #include <span>
 #include <algorithm>
+#include <charconv>
+#include <cstring>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -97,21 +99,23 @@ struct BufferTables {
 class FxGraphPrinter {
 public:
   FxGraphPrinter(const Module &module, const Function &function, SideTables &tables,
-                 BufferTables &buffers, const EmitOptions &options)
+                 BufferTables &buffers, const EmitOptions &options, std::string &out)
       : module(module), function(function), tables(tables), options(options),
-        buffers(buffers), bufferNode(buffers.node), viewCount(buffers.viewCount),
+        buffers(buffers), nodeText(out), bufferNode(buffers.node), viewCount(buffers.viewCount),
         handedOn(buffers.handedOn) {}
 
-  /// Appends the graph's text to \p out.
-  void print(std::string &out);
+  /// Appends the graph's text to the output.
+  void print();
 
 private:
-  /// A node's text after `= ` is nodeText[previous node's textEnd, textEnd):
-  /// the user count, which prints before it, is known only at the end.
+  /// A node's line goes into the output as it is made, its user count
+  /// (known only at the end) in a slot of kCountWidth blanks that the end
+  /// fills in, closing the gap.
   struct FxNode {
     std::string_view name; ///< in names
-    size_t textEnd;
+    size_t countSlot;      ///< where in nodeText its user count goes
   };
+  static constexpr size_t kCountWidth = 10; // the digits of any unsigned
 
   const Module &module;
   const Function &function;
@@ -123,6 +127,7 @@ private:
   /// Views are built while another node's arguments are, so they keep
   /// their own record.
   std::vector<unsigned> users, countedBy, countedByView;
+  /// The output, which the graph's text is appended to in place.
   TextBuffer nodeText;
   /// Per buffer and per pool: its node, or kNoNode.
   std::vector<unsigned> &bufferNode;
@@ -155,9 +160,21 @@ private:
   /// Starts a node's references: each node it uses counts it once.
   void beginUser() { user = nextUser++; }
 
-  /// Adds a node whose text is what nodeText gained since the last node.
+  /// Starts the line of node \p name; its text follows at once.
+  void beginNode(std::string_view name) {
+    constexpr std::string_view kSlot = "          ] = "; // kCountWidth blanks
+    static_assert(kSlot.size() == kCountWidth + 4);
+    nodeText += "    %"sv;
+    nodeText += name;
+    nodeText += " : [num_users="sv;
+    countSlot = nodeText.size();
+    nodeText += kSlot;
+  }
+  size_t countSlot = 0;
+
+  /// Adds the node whose line beginNode started.
   unsigned endNode(std::string_view name) {
-    nodes.push_back({name, nodeText.size()});
+    nodes.push_back({name, countSlot});
     users.push_back(0);
     countedBy.push_back(kOutputUser);
     countedByView.push_back(kOutputUser);
@@ -167,6 +184,7 @@ private:
   /// A placeholder or get_attr node.
   unsigned addAttrNode(std::string_view name, std::string_view op, std::string_view target) {
     std::string_view unique = uniqueName(name);
+    beginNode(unique);
     nodeText += op;
     nodeText += "[target="sv;
     nodeText += target;
@@ -326,6 +344,7 @@ private:
     viewText += "), kwargs = {})\n"sv;
     user = savedUser;
     counted = &countedBy;
+    beginNode(name);
     nodeText += viewText;
     return endNode(name);
   }
@@ -343,6 +362,7 @@ private:
     build(text);
     user = kOutputUser;
     text += ")\n"sv;
+    beginNode(name);
     nodeText += text;
     return endNode(name);
   }
@@ -547,7 +567,8 @@ void FxGraphPrinter::kernelCall(const KernelCallLine &call) {
     launchName = names.base(kLaunch);
     name = fresh ? taken : names.takeSuffixed(*launchName);
   }
-  // The views are nodes by now: the launch's text goes in place.
+  // The views are nodes by now: the launch's line goes in place.
+  beginNode(name);
   nodeText += "call_function[target=torch.ops.higher_order.triton_kernel_wrapper_mutation]"
               "(args = (), kwargs = {kernel_idx: ";
   nodeText.appendInt(kernelIdx);
@@ -900,7 +921,7 @@ void FxGraphPrinter::line(const Line &l) {
       l);
 }
 
-void FxGraphPrinter::print(std::string &out) {
+void FxGraphPrinter::print() {
   // A node per input, constant and line, about: room made up front is
   // written once, where growing by doubling copies (and faults in) it all
   // again. Room not used costs address space only.
@@ -910,7 +931,8 @@ void FxGraphPrinter::print(std::string &out) {
   countedBy.reserve(expected);
   countedByView.reserve(expected);
   names.reserve(expected);
-  nodeText.reserveMore(expected * 128);
+  nodeText.reserveMore(expected * 320);
+  nodeText += "graph():\n"sv;
   for (BufferId b : function.inputs) {
     const BufferInfo &info = module.buffer(b);
     bufferNode[b] = addAttrNode(info.name, "placeholder", info.name);
@@ -927,7 +949,7 @@ void FxGraphPrinter::print(std::string &out) {
     populator.emplace(size_t(64) << 20);
   for (size_t i = 0; i < function.lines.size(); ++i) {
     if (populator && i % 4096 == 0)
-      populator->report(0, nodeText.view().data(), nodeText.size(), nodeText.room());
+      populator->report(0, nodeText.data(), nodeText.size(), nodeText.room());
     line(function.lines[i]);
   }
 
@@ -936,37 +958,24 @@ void FxGraphPrinter::print(std::string &out) {
   for (unsigned r : outputRefs)
     ++users[r];
 
-  size_t size = nodeText.size() + outputText.size() + 32;
-  for (const FxNode &node : nodes)
-    size += node.name.size() + 40;
-  out.reserve(out.size() + size);
-  out += "graph():\n"sv;
-  // The text moves into the output node by node; at scale the node text
-  // behind the copy is let go, so the two are not both in memory whole.
-  constexpr size_t kReleaseStep = size_t(16) << 20;
-  size_t begin = 0, released = 0;
-  TextBuffer &head = scratch;
+  // The user counts go into their slots, and the text after each moves up
+  // to close the slot's gap: one pass over the text, in place.
+  char *text = nodeText.data();
+  size_t from = nodes.empty() ? nodeText.size() : nodes.front().countSlot;
+  size_t to = from;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    const FxNode &node = nodes[i];
-    head.clear();
-    head += "    %"sv;
-    head += node.name;
-    head += " : [num_users="sv;
-    head.appendInt(users[i]);
-    head += "] = "sv;
-    out += head.view();
-    out += nodeText.view().substr(begin, node.textEnd - begin);
-    begin = node.textEnd;
-    if (begin - released >= kReleaseStep) {
-      nodeText.releaseBefore(begin);
-      released = begin;
-      if (populator)
-        populator->report(1, out.data(), out.size(), out.capacity());
-    }
+    size_t slot = nodes[i].countSlot;
+    std::memmove(text + to, text + from, slot - from);
+    to += slot - from;
+    to = static_cast<size_t>(std::to_chars(text + to, text + to + kCountWidth, users[i]).ptr - text);
+    from = slot + kCountWidth;
   }
-  out += "    return "sv;
-  out += outputText.view();
-  out += '\n';
+  std::memmove(text + to, text + from, nodeText.size() - from);
+  nodeText.truncate(to + (nodeText.size() - from));
+  nodeText += "    return "sv;
+  nodeText += outputText.view();
+  nodeText += '\n';
+  nodeText.finish();
 }
 
 } // namespace
@@ -984,7 +993,7 @@ std::string emitFx(const Module &module, const EmitOptions &options) {
       out += module.functions[f].name;
       out += '\n';
     }
-    FxGraphPrinter(module, module.functions[f], tables, buffers, options).print(out);
+    FxGraphPrinter(module, module.functions[f], tables, buffers, options, out).print();
     if (f + 1 < module.functions.size())
       buffers.reset(buffers.ranges[f]);
   }

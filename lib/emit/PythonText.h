@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -82,8 +83,19 @@ constexpr size_t kPopulateFromLines = 65536;
 /// bounds check and a copy (of a literal, one of known length), where
 /// std::string::append is a call that measures and checks. Room is added
 /// without being cleared first.
+///
+/// A buffer made over a string appends to that string in place, so a large
+/// output is not copied into a string at the end (finish() sets the string's
+/// length; the destructor does if it was not called).
 class TextBuffer {
 public:
+  TextBuffer() = default;
+  explicit TextBuffer(std::string &target)
+      : base(target.data()), target(&target), capacity(target.size()), used(target.size()) {}
+  TextBuffer(const TextBuffer &) = delete;
+  TextBuffer &operator=(const TextBuffer &) = delete;
+  ~TextBuffer() { finish(); }
+
   TextBuffer &operator+=(std::string_view text) {
     std::memcpy(extend(text.size()), text.data(), text.size());
     return *this;
@@ -100,37 +112,57 @@ public:
 
   /// Appends \p value in decimal.
   void appendInt(int64_t value) {
-    reserveMore(20);
-    used = std::to_chars(data.get() + used, data.get() + capacity, value).ptr - data.get();
+    ensure(20);
+    used = std::to_chars(base + used, base + capacity, value).ptr - base;
   }
 
   size_t size() const { return used; }
-  /// Bytes it can hold before it grows.
-  size_t room() const { return capacity; }
+  /// Bytes it holds before it must grow: where the page populator may work
+  /// ahead of the text.
+  size_t room() const { return target ? target->capacity() : capacity; }
   bool empty() const { return used == 0; }
   void clear() { used = 0; }
   /// Drops the text from \p size on.
   void truncate(size_t size) { used = std::min(used, size); }
   /// Makes room for \p n more bytes, so that they are appended in place.
+  /// Over a string, the room is its capacity, which costs no memory until
+  /// it is written.
   void reserveMore(size_t n) {
-    if (capacity - used < n)
+    if (target) {
+      target->reserve(used + n);
+      base = target->data();
+    } else if (capacity - used < n) {
       grow(n);
+    }
   }
-  std::string_view view() const { return {data.get(), used}; }
+  std::string_view view() const { return {base, used}; }
+  char *data() { return base; }
+  /// Gives the target string its final length; the buffer is then empty.
+  void finish() {
+    if (!target)
+      return;
+    target->resize(used);
+    target = nullptr;
+    base = nullptr;
+    capacity = used = 0;
+  }
   /// The text as a string, leaving the buffer empty. At scale the buffer's
   /// pages are let go behind the copy, so the two are not both in memory.
   /// With \p populator, the string's pages are faulted in ahead of the copy.
   std::string take(PagePopulator *populator = nullptr) {
     constexpr size_t kStep = size_t(16) << 20;
+    if (target)
+      throw std::logic_error("TextBuffer::take on a buffer over a string");
     std::string result;
     result.reserve(used);
     for (size_t at = 0; at < used; at += kStep) {
       if (populator)
         populator->report(1, result.data(), result.size(), result.capacity());
-      result.append(data.get() + at, std::min(kStep, used - at));
+      result.append(base + at, std::min(kStep, used - at));
       releaseBefore(at + kStep);
     }
-    data.reset();
+    owned.reset();
+    base = nullptr;
     capacity = used = 0;
     return result;
   }
@@ -138,8 +170,8 @@ public:
   /// out and will not be read again (the bytes become unspecified).
   void releaseBefore(size_t end) {
     size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    uintptr_t first = (reinterpret_cast<uintptr_t>(data.get()) + page - 1) / page * page;
-    uintptr_t last = (reinterpret_cast<uintptr_t>(data.get()) + std::min(end, used)) / page * page;
+    uintptr_t first = (reinterpret_cast<uintptr_t>(base) + page - 1) / page * page;
+    uintptr_t last = (reinterpret_cast<uintptr_t>(base) + std::min(end, used)) / page * page;
     if (last > first)
       ::madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
   }
@@ -148,24 +180,41 @@ private:
   struct Free {
     void operator()(char *p) const { std::free(p); }
   };
-  std::unique_ptr<char, Free> data;
+  char *base = nullptr;
+  std::unique_ptr<char, Free> owned;
+  std::string *target = nullptr;
+  /// Bytes that may be written: the allocation, or the target's length.
   size_t capacity = 0;
   size_t used = 0;
 
-  // realloc: a large buffer mostly grows where it is, without a copy that
-  // would touch its pages twice.
+  void ensure(size_t n) {
+    if (capacity - used < n)
+      grow(n);
+  }
   [[gnu::noinline]] void grow(size_t n) {
+    if (target) {
+      // A string's length is bytes it has written (zeros): lengthen it a
+      // step at a time, so that few are written past the text's end.
+      size_t step = std::clamp<size_t>(used / 8, 4096, size_t(4) << 20);
+      target->resize(used + std::max(n, step));
+      base = target->data();
+      capacity = target->size();
+      return;
+    }
+    // realloc: a large buffer mostly grows where it is, without a copy that
+    // would touch its pages twice.
     size_t larger = std::max(2 * capacity, used + n + 256);
-    char *p = static_cast<char *>(std::realloc(data.get(), larger));
+    char *p = static_cast<char *>(std::realloc(owned.get(), larger));
     if (!p)
       throw std::bad_alloc();
-    (void)data.release();
-    data.reset(p);
+    (void)owned.release();
+    owned.reset(p);
+    base = p;
     capacity = larger;
   }
   char *extend(size_t n) {
-    reserveMore(n);
-    char *at = data.get() + used;
+    ensure(n);
+    char *at = base + used;
     used += n;
     return at;
   }

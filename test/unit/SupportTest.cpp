@@ -291,7 +291,7 @@ TEST_CASE("a large document parses the same with its pages populated", "[populat
   // Over the size from which the parser populates (16 MB).
   std::string text = "[";
   for (int i = 0; text.size() < (size_t(20) << 20); ++i)
-    text += (i ? "," : "") + std::string(R"({"op": "kernel_call", "args": [{"buffer": "buf)") +
+    text += std::string(i ? "," : "") + R"({"op": "kernel_call", "args": [{"buffer": "buf)" +
             std::to_string(i) + R"("}, 1.5, null, true], "n": )" + std::to_string(i) + "}";
   text += "]";
   json::ParseError e1, e2;
@@ -422,4 +422,46 @@ TEST_CASE("FX names stay unique across the set's stores", "[names][property]") {
     for (const auto &[view, text] : stored)
       REQUIRE(view == text);
   }
+}
+
+// A TextBuffer over a string appends to it in place, through growth past the
+// string's capacity, and gives it its length at the end; an owned buffer
+// gives the same text through take().
+TEST_CASE("a text buffer over a string appends in place", "[text]") {
+  std::mt19937 rng(7);
+  for (size_t prefix : {size_t(0), size_t(5), size_t(40)}) {
+    std::string target(prefix, 'p');
+    std::string expect = target;
+    wirc::emit::TextBuffer owned;
+    {
+      wirc::emit::TextBuffer text(target);
+      if (prefix == 5)
+        text.reserveMore(100); // room only: the string's length stays
+      CHECK(target.size() == prefix);
+      for (int i = 0; i < 20000; ++i) {
+        int64_t n = std::uniform_int_distribution<int64_t>(-1000000, 1000000)(rng);
+        std::string piece(std::uniform_int_distribution<size_t>(0, 40)(rng), char('a' + i % 26));
+        text += piece;
+        text.appendInt(n);
+        text += ',';
+        owned += piece;
+        owned.appendInt(n);
+        owned += ',';
+        expect += piece + std::to_string(n) + ",";
+      }
+      REQUIRE(text.view() == expect);
+      text.truncate(expect.size() - 1);
+      expect.pop_back();
+      text.finish();
+    }
+    REQUIRE(target == expect);
+    REQUIRE(owned.take() == expect.substr(prefix) + ",");
+  }
+  // Without finish(), the destructor sets the length.
+  std::string target = "x";
+  {
+    wirc::emit::TextBuffer text(target);
+    text += "yz";
+  }
+  REQUIRE(target == "xyz");
 }
