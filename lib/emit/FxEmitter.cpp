@@ -101,8 +101,9 @@ public:
   FxGraphPrinter(const Module &module, const Function &function, SideTables &tables,
                  BufferTables &buffers, const EmitOptions &options, std::string &out)
       : module(module), function(function), tables(tables), options(options),
-        buffers(buffers), nodeText(out), bufferNode(buffers.node), viewCount(buffers.viewCount),
-        handedOn(buffers.handedOn) {}
+        buffers(buffers), out(out),
+        nodeText(function.lines.size() >= kPopulateFromLines ? inPlace.emplace(out) : aside),
+        bufferNode(buffers.node), viewCount(buffers.viewCount), handedOn(buffers.handedOn) {}
 
   /// Appends the graph's text to the output.
   void print();
@@ -127,8 +128,14 @@ private:
   /// Views are built while another node's arguments are, so they keep
   /// their own record.
   std::vector<unsigned> users, countedBy, countedByView;
-  /// The output, which the graph's text is appended to in place.
-  TextBuffer nodeText;
+  /// The graph's text. A large graph's is written in place into the
+  /// output; a small one's is built aside and appended, in memory the
+  /// allocator reuses from call to call (a growing output string would be
+  /// mapped afresh by each call in a process that compiles many graphs).
+  std::string &out;
+  std::optional<TextBuffer> inPlace;
+  TextBuffer aside;
+  TextBuffer &nodeText;
   /// Per buffer and per pool: its node, or kNoNode.
   std::vector<unsigned> &bufferNode;
   std::vector<unsigned> poolNode = std::vector<unsigned>(module.pools.size(), kNoNode);
@@ -931,7 +938,9 @@ void FxGraphPrinter::print() {
   countedBy.reserve(expected);
   countedByView.reserve(expected);
   names.reserve(expected);
-  nodeText.reserveMore(expected * 320);
+  // About what the text needs: a large graph's pages are faulted in only
+  // as they are written.
+  nodeText.reserveMore(expected * (inPlace ? 320 : 128));
   nodeText += "graph():\n"sv;
   for (BufferId b : function.inputs) {
     const BufferInfo &info = module.buffer(b);
@@ -975,7 +984,12 @@ void FxGraphPrinter::print() {
   nodeText += "    return "sv;
   nodeText += outputText.view();
   nodeText += '\n';
-  nodeText.finish();
+  if (inPlace) {
+    nodeText.finish();
+  } else {
+    out.reserve(out.size() + aside.size());
+    out += aside.view();
+  }
 }
 
 } // namespace
