@@ -109,9 +109,9 @@ public:
   void print();
 
 private:
-  /// A node's line goes into the output as it is made, its user count
-  /// (known only at the end) in a slot of kCountWidth blanks that the end
-  /// fills in, closing the gap.
+  /// A node's line goes into nodeText as it is made, its user count (known
+  /// only at the end) in a slot of kCountWidth blanks that print() fills in
+  /// at the end, closing the gap.
   struct FxNode {
     std::string_view name; ///< in names
     size_t countSlot;      ///< where in nodeText its user count goes
