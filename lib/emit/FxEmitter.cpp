@@ -570,9 +570,8 @@ void FxGraphPrinter::kernelCall(const KernelCallLine &call) {
     name = names.takeSuffixed(*launchName);
   } else {
     constexpr std::string_view kLaunch = "triton_kernel_wrapper_mutation";
-    auto [taken, fresh] = names.take(kLaunch);
+    name = uniqueName(kLaunch);
     launchName = names.base(kLaunch);
-    name = fresh ? taken : names.takeSuffixed(*launchName);
   }
   // The views are nodes by now: the launch's line goes in place.
   beginNode(name);

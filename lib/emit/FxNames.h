@@ -68,25 +68,17 @@ public:
 
   /// A handle on \p text as a base of suffixed names, for takeSuffixed.
   unsigned base(std::string_view text) {
-    uint64_t hash = hashText(text);
-    auto [slot, found] = probe(baseSlots, baseTexts, text, hash);
-    if (found)
-      return baseSlots[slot] - 1;
-    if (2 * (bases.size() + 1) > baseSlots.size()) {
-      grow(baseSlots, baseTexts);
-      slot = probe(baseSlots, baseTexts, text, hash).first;
-    }
-    baseTexts.push_back({store(text), hash});
-    bases.push_back({});
-    baseSlots[slot] = static_cast<uint32_t>(bases.size());
-    return static_cast<unsigned>(bases.size() - 1);
+    auto [index, added] = baseTexts.intern(text, arena);
+    if (added)
+      bases.push_back({});
+    return index;
   }
 
   /// FX's rule for a taken name: the first free one of `base_k` for k =
   /// 1, 2, ..., counting on from the last k given for the same base, so n
   /// names from one base cost O(n), not O(n^2).
   std::string_view takeSuffixed(unsigned handle) {
-    std::string_view text = baseTexts[handle].text;
+    std::string_view text = baseTexts.text(handle);
     size_t at = text.size() + 1;
     if (scratch.size() < at + 10)
       scratch.resize(at + 10);
@@ -109,10 +101,87 @@ public:
 
 private:
   static constexpr uint32_t kNone = UINT32_MAX;
-  struct Text {
-    std::string_view text;
-    uint64_t hash;
+
+  /// Copies of texts in blocks that never move: a name costs no allocation.
+  class Arena {
+  public:
+    std::string_view store(std::string_view text) {
+      if (text.size() > left) {
+        left = std::max<size_t>(text.size(), 64 * 1024);
+        blocks.emplace_back(new char[left]);
+        next = blocks.back().get();
+      }
+      std::copy(text.begin(), text.end(), next);
+      std::string_view stored(next, text.size());
+      next += text.size();
+      left -= text.size();
+      return stored;
+    }
+
+  private:
+    std::vector<std::unique_ptr<char[]>> blocks;
+    char *next = nullptr;
+    size_t left = 0;
   };
+
+  /// Texts numbered in the order they came, found through an
+  /// open-addressed table (slot = number + 1, 0 when free).
+  class TextTable {
+  public:
+    /// The number of \p text, and whether it was added now (a copy in
+    /// \p arena).
+    std::pair<uint32_t, bool> intern(std::string_view text, Arena &arena) {
+      uint64_t hash = hashText(text);
+      auto [slot, found] = probe(text, hash);
+      if (found)
+        return {slots[slot] - 1, false};
+      if (2 * (texts.size() + 1) > slots.size()) {
+        grow();
+        slot = probe(text, hash).first;
+      }
+      texts.push_back({arena.store(text), hash});
+      slots[slot] = static_cast<uint32_t>(texts.size());
+      return {static_cast<uint32_t>(texts.size() - 1), true};
+    }
+    bool contains(std::string_view text) const { return probe(text, hashText(text)).second; }
+    bool empty() const { return texts.empty(); }
+    std::string_view text(uint32_t index) const { return texts[index].text; }
+
+  private:
+    struct Entry {
+      std::string_view text;
+      uint64_t hash;
+    };
+    std::vector<uint32_t> slots;
+    std::vector<Entry> texts;
+
+    /// The slot of \p text, or the free slot where it would go.
+    std::pair<size_t, bool> probe(std::string_view text, uint64_t hash) const {
+      if (slots.empty())
+        return {0, false};
+      size_t mask = slots.size() - 1;
+      for (size_t i = hash & mask;; i = (i + 1) & mask) {
+        uint32_t s = slots[i];
+        if (s == 0)
+          return {i, false};
+        const Entry &e = texts[s - 1];
+        if (e.hash == hash && e.text == text)
+          return {i, true};
+      }
+    }
+
+    void grow() {
+      slots.assign(slots.empty() ? 64 : 2 * slots.size(), 0);
+      size_t mask = slots.size() - 1;
+      for (size_t n = 0; n < texts.size(); ++n) {
+        size_t i = texts[n].hash & mask;
+        while (slots[i])
+          i = (i + 1) & mask;
+        slots[i] = static_cast<uint32_t>(n + 1);
+      }
+    }
+  };
+
   /// A stem's names: the stem alone, and numbers as bits (0-63 in place).
   struct Stem {
     bool bare = false;
@@ -129,22 +198,18 @@ private:
   static constexpr size_t kMaxDigits = 9;
   static constexpr unsigned kFirstTenDigits = 1000000000;
 
-  // Stems and the counters of suffixed bases: open-addressed, slot = index + 1.
-  std::vector<uint32_t> stemSlots, baseSlots;
-  std::vector<Text> stemTexts, baseTexts;
+  Arena arena;
+  // Stems, and the bases of suffixed names, by number.
+  TextTable stemTexts, baseTexts;
   std::vector<Stem> stems;
   std::vector<Base> bases;
-  // Names of another shape, and numbers past the budget.
-  std::vector<uint32_t> otherSlots;
-  std::vector<Text> otherTexts;
+  /// Names of another shape, and numbers past the budget.
+  TextTable others;
   /// Words the stems' high bitmaps may hold in all: about two a name, so a
   /// name like `x999999999` cannot make a set the size of its number.
   size_t bitBudget, slack, bitWords = 0;
   size_t taken = 0;
   std::vector<char> scratch;
-  std::vector<std::unique_ptr<char[]>> blocks;
-  char *next = nullptr;
-  size_t left = 0;
 
   static bool endsInDigit(std::string_view text) {
     return !text.empty() && text.back() >= '0' && text.back() <= '9';
@@ -192,7 +257,7 @@ private:
       return false;
     // Not in the bitmap: it may have gone to the other names when the
     // bitmap could not reach it.
-    if (!otherTexts.empty() && findOther(text))
+    if (!others.empty() && others.contains(text))
       return false;
     if (word >= stem.high.size()) {
       size_t grown = std::max(word + 1, 2 * stem.high.size());
@@ -211,80 +276,19 @@ private:
 
   /// The record of stem \p text, made if new.
   uint32_t stemOf(std::string_view text) {
-    uint64_t hash = hashText(text);
-    auto [slot, found] = probe(stemSlots, stemTexts, text, hash);
-    if (found)
-      return stemSlots[slot] - 1;
-    if (2 * (stems.size() + 1) > stemSlots.size()) {
-      grow(stemSlots, stemTexts);
-      slot = probe(stemSlots, stemTexts, text, hash).first;
-    }
-    stemTexts.push_back({store(text), hash});
-    stems.emplace_back();
-    stemSlots[slot] = static_cast<uint32_t>(stems.size());
-    return static_cast<uint32_t>(stems.size() - 1);
-  }
-
-  bool findOther(std::string_view text) const {
-    return probe(otherSlots, otherTexts, text, hashText(text)).second;
+    auto [index, added] = stemTexts.intern(text, arena);
+    if (added)
+      stems.emplace_back();
+    return index;
   }
 
   bool claimOther(std::string_view text) {
-    uint64_t hash = hashText(text);
-    auto [slot, found] = probe(otherSlots, otherTexts, text, hash);
-    if (found)
-      return false;
-    if (2 * (otherTexts.size() + 1) > otherSlots.size()) {
-      grow(otherSlots, otherTexts);
-      slot = probe(otherSlots, otherTexts, text, hash).first;
-    }
-    otherTexts.push_back({store(text), hash});
-    otherSlots[slot] = static_cast<uint32_t>(otherTexts.size());
-    ++taken;
-    return true;
+    bool added = others.intern(text, arena).second;
+    taken += added;
+    return added;
   }
 
-  /// The slot of \p text, or the free slot where it would go.
-  static std::pair<size_t, bool> probe(const std::vector<uint32_t> &slots,
-                                       const std::vector<Text> &texts, std::string_view text,
-                                       uint64_t hash) {
-    if (slots.empty())
-      return {0, false};
-    size_t mask = slots.size() - 1;
-    for (size_t i = hash & mask;; i = (i + 1) & mask) {
-      uint32_t s = slots[i];
-      if (s == 0)
-        return {i, false};
-      const Text &t = texts[s - 1];
-      if (t.hash == hash && t.text == text)
-        return {i, true};
-    }
-  }
-
-  static void grow(std::vector<uint32_t> &slots, const std::vector<Text> &texts) {
-    slots.assign(slots.empty() ? 64 : 2 * slots.size(), 0);
-    size_t mask = slots.size() - 1;
-    for (size_t n = 0; n < texts.size(); ++n) {
-      size_t i = texts[n].hash & mask;
-      while (slots[i])
-        i = (i + 1) & mask;
-      slots[i] = static_cast<uint32_t>(n + 1);
-    }
-  }
-
-  /// Copies \p text into blocks that never move: a name costs no allocation.
-  std::string_view store(std::string_view text) {
-    if (text.size() > left) {
-      left = std::max<size_t>(text.size(), 64 * 1024);
-      blocks.emplace_back(new char[left]);
-      next = blocks.back().get();
-    }
-    std::copy(text.begin(), text.end(), next);
-    std::string_view stored(next, text.size());
-    next += text.size();
-    left -= text.size();
-    return stored;
-  }
+  std::string_view store(std::string_view text) { return arena.store(text); }
 };
 
 } // namespace wirc::emit

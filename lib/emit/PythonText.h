@@ -8,8 +8,6 @@
 #ifndef WIRC_LIB_EMIT_PYTHONTEXT_H
 #define WIRC_LIB_EMIT_PYTHONTEXT_H
 
-#include "wirc/support/PagePopulator.h"
-
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -18,13 +16,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <stdexcept>
 #include <memory>
 #include <string>
 #include <string_view>
-
-#include <sys/mman.h>
-#include <unistd.h>
 
 namespace wirc::emit {
 
@@ -145,35 +139,6 @@ public:
     target = nullptr;
     base = nullptr;
     capacity = used = 0;
-  }
-  /// The text as a string, leaving the buffer empty. At scale the buffer's
-  /// pages are let go behind the copy, so the two are not both in memory.
-  /// With \p populator, the string's pages are faulted in ahead of the copy.
-  std::string take(PagePopulator *populator = nullptr) {
-    constexpr size_t kStep = size_t(16) << 20;
-    if (target)
-      throw std::logic_error("TextBuffer::take on a buffer over a string");
-    std::string result;
-    result.reserve(used);
-    for (size_t at = 0; at < used; at += kStep) {
-      if (populator)
-        populator->report(1, result.data(), result.size(), result.capacity());
-      result.append(base + at, std::min(kStep, used - at));
-      releaseBefore(at + kStep);
-    }
-    owned.reset();
-    base = nullptr;
-    capacity = used = 0;
-    return result;
-  }
-  /// Lets the pages before byte \p end leave memory: text that was copied
-  /// out and will not be read again (the bytes become unspecified).
-  void releaseBefore(size_t end) {
-    size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    uintptr_t first = (reinterpret_cast<uintptr_t>(base) + page - 1) / page * page;
-    uintptr_t last = (reinterpret_cast<uintptr_t>(base) + std::min(end, used)) / page * page;
-    if (last > first)
-      ::madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
   }
 
 private:

@@ -426,7 +426,7 @@ TEST_CASE("FX names stay unique across the set's stores", "[names][property]") {
 
 // A TextBuffer over a string appends to it in place, through growth past the
 // string's capacity, and gives it its length at the end; an owned buffer
-// gives the same text through take().
+// holds the same text.
 TEST_CASE("a text buffer over a string appends in place", "[text]") {
   std::mt19937 rng(7);
   for (size_t prefix : {size_t(0), size_t(5), size_t(40)}) {
@@ -455,7 +455,7 @@ TEST_CASE("a text buffer over a string appends in place", "[text]") {
       text.finish();
     }
     REQUIRE(target == expect);
-    REQUIRE(owned.take() == expect.substr(prefix) + ",");
+    REQUIRE(owned.view() == expect.substr(prefix) + ",");
   }
   // Without finish(), the destructor sets the length.
   std::string target = "x";
