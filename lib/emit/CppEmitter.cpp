@@ -1831,6 +1831,39 @@ std::string CppEmitter::function(const Function &f) {
     else
       unsupported(fmt::format("scalar input '{}'", info.name));
   }
+  // The main graph's constants (a frozen model's parameters) follow its
+  // tensor inputs in `inputs`: the embedder owns them and passes them on
+  // every call, as Inductor's loader sets them on its output module.
+  unsigned constants = 0;
+  std::string constantList;
+  for (const BufferInfo &info : module.buffers) {
+    if (info.kind != BufferKind::Constant || &module.functions[info.function] != &f)
+      continue;
+    unsigned index = tensorInputs + constants++;
+    if (aoti()) {
+      adopt += fmt::format("  wirc::rt::aoti::Handle {}_h(inputs[{}]);\n", info.name, index);
+      prologue += fmt::format("  [[maybe_unused]] const wirc::rt::Tensor {0} = "
+                              "{0}_h.tensor(\"{0}\");\n",
+                              info.name);
+    } else {
+      prologue += fmt::format("  [[maybe_unused]] const wirc::rt::Tensor {} = inputs[{}];\n",
+                              info.name, index);
+    }
+    // A constant of the wrong shape would be read silently out of bounds.
+    prologue += fmt::format("  {{ const int64_t size[] = {}, stride[] = {}; "
+                            "wirc::rt::assert_size_stride({}, {}, size, stride, \"{}\"); }}\n",
+                            array(info.layout.size), array(info.layout.stride), info.name,
+                            info.layout.size.size(), info.name);
+    auto dims = [](std::span<const sym::Expr> list) {
+      std::string s = "[";
+      for (size_t i = 0; i < list.size(); ++i)
+        s += (i ? ", " : "") + sym::toString(list[i]);
+      return s + "]";
+    };
+    constantList += fmt::format("\n///   inputs[{}]: {}, {}, size {}, stride {}", index, info.name,
+                                graph::dtypeName(info.layout.dtype), dims(info.layout.size),
+                                dims(info.layout.stride));
+  }
   std::string text;
   lines = &f.lines;
   for (const Line &l : f.lines) {
@@ -1863,6 +1896,15 @@ std::string CppEmitter::function(const Function &f) {
         hooks() ? " or an extern hook returned it" : "",
         hooks() ? "Extern kernels call wirc_hooks, each op looked up once per run.\n/// " : "");
   }
+  if (constants) {
+    constexpr std::string_view kRun = "void run";
+    head.insert(head.size() - kRun.size(),
+                fmt::format("/// After the tensor inputs, inputs holds the graph's {} constants "
+                            "(the module's\n/// parameters and buffers{}), each checked for its "
+                            "size and stride:{}\n",
+                            constants, aoti() ? "; run() takes these handles over too" : "",
+                            constantList));
+  }
   if (aoti())
     head += "(Kernels &kernels, AtenTensorHandle *inputs, const int64_t *symbols,\n"
             "         AtenTensorHandle *outputs, CUstream stream) {\n"
@@ -1888,8 +1930,10 @@ std::string CppEmitter::function(const Function &f) {
 
 std::string CppEmitter::emit() {
   for (const BufferInfo &info : module.buffers)
-    if (info.kind == BufferKind::Constant)
-      unsupported(fmt::format("constant '{}' (constants are not passed yet)", info.name));
+    if (info.kind == BufferKind::Constant && info.function != 0)
+      unsupported(fmt::format("constant '{}' of subgraph '{}' (only the main graph's constants "
+                              "are passed)",
+                              info.name, module.functions[info.function].name));
   std::string images;
   std::swap(out, images);
   kernelImages();

@@ -1380,3 +1380,138 @@ def mutate_input_views():
         y.t().add_(torch.arange(4, device=CUDA, dtype=y.dtype))
         return x.sum(), y.amax(1)
     return fn, (randn(4, 5), randn(4, 4))
+
+
+@program("frozen_conv_bn")
+def frozen_conv_bn():
+    # Inference with Inductor's freezing: parameters become constants of the
+    # graph and batch norm folds into the convolution. Freezing applies only
+    # with grad mode off when the graph compiles.
+    import torch._inductor.config as config
+    config.freezing = True
+    torch.set_grad_enabled(False)
+    model = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+                          nn.Conv2d(16, 8, 1), nn.Flatten(), nn.Linear(8 * 8 * 8, 10))
+    model = model.to(CUDA).eval()
+    with torch.no_grad():
+        model[1].running_mean.uniform_(-0.5, 0.5)
+        model[1].running_var.uniform_(0.5, 1.5)
+    return model, (randn(2, 3, 8, 8),)
+
+
+@program("frozen_mlp_dynamic", dynamic=True)
+def frozen_mlp_dynamic():
+    # Freezing under dynamic shapes: frozen weights beside a symbolic batch.
+    import torch._inductor.config as config
+    config.freezing = True
+    torch.set_grad_enabled(False)
+    model = nn.Sequential(nn.Linear(24, 48), nn.LayerNorm(48), nn.GELU(),
+                          nn.Linear(48, 12)).to(CUDA).eval()
+    return model, (randn(7, 24),)
+
+
+@program("cat_many_inputs")
+def cat_many_inputs():
+    # More inputs than a pointwise cat takes in one kernel: the rest are
+    # written into slices of the result.
+    def fn(*xs):
+        return torch.cat([x * (i + 1) for i, x in enumerate(xs)], 1).sum(0)
+    return fn, tuple(randn(4, 3) for _ in range(40))
+
+
+@program("wide_sum_inputs")
+def wide_sum_inputs():
+    # One pointwise expression over 130 inputs: kernels with long parameter
+    # lists, a call with 130 arguments.
+    def fn(*xs):
+        total = xs[0]
+        for x in xs[1:]:
+            total = total + x
+        return total.relu()
+    return fn, tuple(randn(64) for _ in range(130))
+
+
+@program("forced_shape_padding")
+def forced_shape_padding():
+    # Matmul operands padded to aligned sizes and the result sliced back.
+    import torch._inductor.config as config
+    config.shape_padding = True
+    config.force_shape_pad = True
+
+    def fn(a, b):
+        return (a @ b).tanh()
+    return fn, (randn(33, 67), randn(67, 35))
+
+
+@program("multi_kernel_reduction", dynamic=True)
+def multi_kernel_reduction():
+    # Inductor's multi-kernel: a reduction compiled both persistent and
+    # looped, one picked at run time.
+    import torch._inductor.config as config
+    config.triton.multi_kernel = 1
+
+    def fn(x):
+        return torch.softmax(x, -1) * x.sum(-1, keepdim=True)
+    return fn, (randn(8, 300),)
+
+
+@program("autotuned_conv", mode="max-autotune-no-cudagraphs")
+def autotuned_conv():
+    # Convolution through Inductor's Triton conv template.
+    model = nn.Sequential(nn.Conv2d(8, 16, 3, padding=1), nn.ReLU()).to(CUDA).eval()
+
+    def fn(x):
+        with torch.no_grad():
+            return model(x) + 1
+    return fn, (randn(2, 8, 12, 12),)
+
+
+@program("autotuned_bmm_dynamic", dynamic=True, mode="max-autotune-no-cudagraphs")
+def autotuned_bmm_dynamic():
+    # A batched matmul template under dynamic shapes: a symbolic launch grid.
+    def fn(a, b):
+        return torch.bmm(a, b).relu() + 0.5
+    return fn, (randn(3, 40, 24), randn(3, 24, 56))
+
+
+@program("zero_dim_inputs")
+def zero_dim_inputs():
+    # 0-d CUDA tensors in and out, a boolean one among them.
+    def fn(x, s, flag):
+        return torch.where(flag, x * s, x - s), s * 2, (x.sum() > s)
+    return fn, (randn(5), randn(()), torch.tensor(True, device=CUDA))
+
+
+@program("fallback_random", rng=True)
+def fallback_random():
+    # Random numbers through ATen rather than Triton (fallback_random).
+    import torch._inductor.config as config
+    config.fallback_random = True
+
+    def fn(x):
+        return F.dropout(x, 0.25, training=True) + torch.rand_like(x)
+    return fn, (randn(8, 16),)
+
+
+@program("deterministic_index_add")
+def deterministic_index_add():
+    # Deterministic algorithms: accumulation into repeated indices without
+    # atomics.
+    torch.use_deterministic_algorithms(True)
+
+    def fn(x, idx, src):
+        return x.index_add(0, idx, src) * 2, torch.zeros(5, device=CUDA).index_put(
+            (idx[:3] % 5,), src[:3, 0], accumulate=True)
+    return fn, (randn(6, 4), torch.tensor([0, 2, 2, 5, 0], device=CUDA), randn(5, 4))
+
+
+@program("conv1d_dilated_groups")
+def conv1d_dilated_groups():
+    # A 1-d convolution with dilation, groups and no bias: an extern call
+    # with list arguments of one element.
+    model = nn.Conv1d(8, 12, 5, dilation=2, groups=4, padding=4, bias=False).to(CUDA).eval()
+
+    def fn(x):
+        with torch.no_grad():
+            return model(x).sigmoid()
+    return fn, (randn(2, 8, 20),)

@@ -113,11 +113,14 @@ class Runner:
         # Integer outputs arrive as 0-d int64 CPU tensors.
         self.int_outputs = frozenset(int_outputs)
 
-    def __call__(self, args):
+    def __call__(self, args, constants=()):
         import torch
         tensors = [a for a, kind in zip(args, self.input_kinds) if kind == "tensor"]
         symbols = [int(a) for a, kind in zip(args, self.input_kinds) if kind == "symbol"]
         args.clear()  # Inductor's convention: the callee owns the argument list
+        # The graph's constants follow its tensor inputs (see run()'s comment);
+        # run() takes their new handles over too, not the tensors.
+        tensors += constants
         # New handles that run() takes over: it drops each input at its last
         # use, so the inputs' memory can go during the run, as in Inductor.
         handles = torch._C._aoti.unsafe_alloc_void_ptrs_from_tensors(tensors)
@@ -149,9 +152,10 @@ class Runner:
 
 def module_source(so_path: str, doc: dict) -> str:
     """An Inductor output-code module whose call() runs the built wrapper."""
-    from .cpp_runner import _is_int_output
+    from .cpp_runner import _is_int_output, runner_call
     kinds = [i.get("kind", "tensor") for i in doc["inputs"]]
     ints = tuple(i for i, value in enumerate(doc["outputs"])
                  if _is_int_output(value, kinds, doc))
     return (f"from wirc_export.aoti_runner import Runner\n"
-            f"call = Runner({so_path!r}, {kinds!r}, {len(doc['outputs'])}, {ints!r})\n")
+            + runner_call(f"Runner({so_path!r}, {kinds!r}, {len(doc['outputs'])}, {ints!r})",
+                          doc))

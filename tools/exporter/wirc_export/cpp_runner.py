@@ -17,6 +17,7 @@ releases them.
 """
 
 import ctypes
+import keyword
 import os
 import re
 import subprocess
@@ -370,11 +371,13 @@ class Runner:
             self.lib.wirc_shim_set_hooks.argtypes = [_HOOK, _RELEASE]
             self.lib.wirc_shim_set_hooks(self.hooks.hook, self.hooks.release)
 
-    def __call__(self, args):
+    def __call__(self, args, constants=()):
         import torch
         tensors = [a for a, kind in zip(args, self.input_kinds) if kind == "tensor"]
         symbols = [int(a) for a, kind in zip(args, self.input_kinds) if kind == "symbol"]
         args.clear()  # Inductor's convention: the callee owns the argument list
+        # The graph's constants follow its tensor inputs (see run()'s comment).
+        tensors += constants
         n, m = len(tensors), len(self.output_dtypes)
         data = (ctypes.c_ulonglong * max(n, 1))(*[t.data_ptr() for t in tensors])
         ranks = (ctypes.c_int * max(n, 1))(*[t.dim() for t in tensors])
@@ -474,4 +477,21 @@ def module_source(so_path: str, doc: dict) -> str:
         layout = entry.get("layout", entry)
         dtypes.append(layout.get("dtype", "float32"))
     return (f"from wirc_export.cpp_runner import Runner\n"
-            f"call = Runner({so_path!r}, {kinds!r}, {dtypes!r})\n")
+            + runner_call(f"Runner({so_path!r}, {kinds!r}, {dtypes!r})", doc))
+
+
+def runner_call(runner: str, doc: dict) -> str:
+    """`call`, Inductor's entry point, over \p runner: the runner itself, or
+    for a graph with constants a function that passes them after the inputs.
+    Constants are module globals that Inductor's loader sets, as in the
+    output code it writes."""
+    names = [c["name"] for c in doc.get("constants", [])]
+    if not names:
+        return f"call = {runner}\n"
+    for name in names:
+        if not name.isidentifier() or keyword.iskeyword(name):
+            raise ValueError(f"constant name {name!r} is not a Python identifier")
+    lines = [f"{name} = None  # set by the loader\n" for name in names]
+    lines.append(f"_runner = {runner}\n\n\n")
+    lines.append(f"def call(args):\n    return _runner(args, [{', '.join(names)}])\n")
+    return "".join(lines)
