@@ -1515,3 +1515,134 @@ def conv1d_dilated_groups():
         with torch.no_grad():
             return model(x).sigmoid()
     return fn, (randn(2, 8, 20),)
+
+
+@program("persistent_tma_mm", mode="max-autotune-no-cudagraphs")
+def persistent_tma_mm():
+    # Hopper's persistent matmul template with TMA descriptors, when the
+    # autotuner picks it.
+    import torch._inductor.config as config
+    config.triton.enable_persistent_tma_matmul = True
+    config.max_autotune_gemm_backends = "TRITON"
+
+    def fn(a, b):
+        return (a @ b) * 0.5
+    return fn, (randn(256, 128), randn(128, 192))
+
+
+@program("cudnn_lstm")
+def cudnn_lstm():
+    # nn.LSTM: the cuDNN RNN as one fallback taking a list of weights and
+    # returning several tensors.
+    lstm = nn.LSTM(16, 24, num_layers=2, batch_first=True).to(CUDA).eval()
+
+    def fn(x):
+        with torch.no_grad():
+            out, (h, c) = lstm(x)
+            return out.relu(), h.sum(0), c
+    return fn, (randn(3, 7, 16),)
+
+
+@program("svd_reconstruct")
+def svd_reconstruct():
+    # A linear-algebra fallback with three outputs, one of them sliced.
+    def fn(x):
+        u, s, vh = torch.linalg.svd(x, full_matrices=False)
+        return (u[:, :4] * s[:4]) @ vh[:4], s
+    return fn, (randn(12, 9),)
+
+
+@program("reduce_overhead_training", mode="reduce-overhead", training=True)
+def reduce_overhead_training():
+    # CUDA graph trees over a forward and its backward.
+    model = nn.Sequential(nn.Linear(20, 40), nn.GELU(), nn.Linear(40, 1)).to(CUDA)
+
+    def fn(x):
+        model.zero_grad(set_to_none=True)
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        return loss.detach().clone(), model[0].weight.grad.clone()
+    return fn, (randn(16, 20),)
+
+
+@program("item_float_output", data_dependent=True)
+def item_float_output():
+    # A Python float from .item() among the outputs, and used in the graph.
+    def fn(x):
+        m = x.abs().max().item()
+        return x / m, m
+    return fn, (randn(6, 5),)
+
+
+@program("tensor_literal_inside")
+def tensor_literal_inside():
+    # Tensors built from Python lists inside the compiled function.
+    def fn(x):
+        w = torch.tensor([0.5, -1.0, 2.0], device=x.device)
+        idx = torch.tensor([2, 0, 1, 1], device=x.device)
+        return (x * w)[:, idx], torch.tensor(7, device=x.device) + x.sum()
+    return fn, (randn(4, 3),)
+
+
+@program("cat_with_empty")
+def cat_with_empty():
+    # A concatenation with an empty operand and an empty result beside it.
+    def fn(x, e):
+        return torch.cat([x, e, x * 2], 0), e.sum(0), x[:0] + 1
+    return fn, (randn(3, 4), randn(0, 4))
+
+
+@program("instance_norm_training", training=True)
+def instance_norm_training():
+    norm = nn.InstanceNorm2d(6, affine=True).to(CUDA)
+
+    def fn(x):
+        norm.zero_grad(set_to_none=True)
+        y = norm(x)
+        y.square().mean().backward()
+        return y.detach(), norm.weight.grad.clone(), norm.bias.grad.clone()
+    return fn, (randn(2, 6, 5, 5),)
+
+
+@program("unpool_roundtrip")
+def unpool_roundtrip():
+    # max_pool2d's indices fed to max_unpool2d (a fallback scattering into
+    # a new tensor).
+    def fn(x):
+        y, idx = F.max_pool2d(x, 2, return_indices=True)
+        return F.max_unpool2d(y * 2, idx, 2, output_size=x.shape[-2:]), idx
+    return fn, (randn(2, 3, 8, 8),)
+
+
+@program("multinomial_sampling", rng=True)
+def multinomial_sampling():
+    # Sampling with replacement from probabilities a kernel computes.
+    def fn(logits):
+        probs = torch.softmax(logits, -1)
+        return torch.multinomial(probs, 5, replacement=True), probs
+    return fn, (randn(4, 10),)
+
+
+@program("cummax_training", training=True)
+def cummax_training():
+    # cummax: values and indices from one fallback, and its backward.
+    def fn(x):
+        x = x.detach().requires_grad_()
+        values, indices = torch.cummax(x, 1)
+        values.sum().backward()
+        return values.detach(), indices, x.grad
+    return fn, (randn(5, 9),)
+
+
+@program("nll_ignore_index_training", training=True)
+def nll_ignore_index_training():
+    # A loss that skips padded targets, and its gradient.
+    head = nn.Linear(8, 6).to(CUDA)
+
+    def fn(x, targets):
+        head.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(head(x), targets, ignore_index=-100, label_smoothing=0.0)
+        loss.backward()
+        return loss.detach(), head.weight.grad.clone()
+    return fn, (randn(10, 8), torch.tensor([1, -100, 3, 5, -100, 0, 2, 2, 4, -100],
+                                           device=CUDA))
