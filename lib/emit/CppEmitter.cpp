@@ -268,6 +268,7 @@ private:
   }
   std::string aotiHandleVar(const Value &v, std::string &decls, unsigned &counter) const;
   void aotiCopy(std::string &text, const ExternKernelAllocLine &e);
+  void aotiIndexPut(std::string &text, const ExternKernelAllocLine &e);
   /// AOTI: the statement allocating a tensor on \p device from \p args
   /// (rank, sizes, strides, dtype), named \p what in errors.
   static std::string aotiEmpty(const graph::Device &device, const std::string &args,
@@ -479,6 +480,38 @@ void CppEmitter::aotiCopy(std::string &text, const ExternKernelAllocLine &e) {
   text += fmt::format("    wirc::rt::aoti::check(aoti_torch_copy_({}.get(), {}.get(), {}), "
                       "\"aoti_torch_copy_\", \"aten.copy_.default\");\n  }}\n",
                       dst, src, e.args[2].boolValue ? 1 : 0);
+}
+
+/// AOTI: aten.index_put_(self, indices, values, accumulate), Inductor's
+/// in-place index_put fallback, through the C shim's own
+/// aoti_torch_index_put_out with self as its out (torchgen generates a shim
+/// for the functional index_put only, which would allocate a copy).
+void CppEmitter::aotiIndexPut(std::string &text, const ExternKernelAllocLine &e) {
+  if (e.args.size() != 4 || !e.kwargs.empty() || e.args[1].kind != Value::Kind::List ||
+      e.args[3].kind != Value::Kind::Bool)
+    unsupported(fmt::format("{} with arguments other than (self, indices, values, accumulate)",
+                            e.op));
+  std::string decls;
+  unsigned counter = 0;
+  std::string self = aotiHandleVar(e.args[0], decls, counter);
+  std::string indices;
+  for (const Value &index : e.args[1].items()) {
+    if (!indices.empty())
+      indices += ", ";
+    // None selects a whole dimension: the shim reads a null handle as None.
+    indices += index.kind == Value::Kind::None ? std::string("nullptr")
+                                               : aotiHandleVar(index, decls, counter) + ".get()";
+  }
+  if (indices.empty())
+    unsupported(fmt::format("{} with no indices", e.op));
+  std::string values = aotiHandleVar(e.args[2], decls, counter);
+  text += "  {\n" + decls;
+  text += fmt::format("    AtenTensorHandle wirc_indices[] = {{{}}};\n", indices);
+  text += fmt::format("    wirc::rt::aoti::check(aoti_torch_index_put_out({0}.get(), {0}.get(), "
+                      "wirc_indices, {1}, {2}.get(), {3}), \"aoti_torch_index_put_out\", "
+                      "\"{4}\");\n  }}\n",
+                      self, e.args[1].items().size(), values, e.args[3].boolValue ? "true" : "false",
+                      e.op);
 }
 
 /// AOTI: the Handle variable holding a tensor argument: the buffer's own, or
@@ -1202,6 +1235,9 @@ void CppEmitter::body(std::string &text, const Line &l) {
           [&](const ExternKernelAllocLine &e) {
             if (aoti() && e.op == "aten.copy_.default" && e.result == kNoBuffer)
               return aotiCopy(text, e);
+            if (aoti() && (e.op == "aten.index_put_" || e.op == "aten.index_put_.default") &&
+                e.result == kNoBuffer && schemaOf(e).empty())
+              return aotiIndexPut(text, e);
             if (aoti())
               return aotiExternCall(text, e.op, schemaOf(e), e.args,
                                     e.kwargs, nullptr, e.result);

@@ -74,6 +74,10 @@ AOTITorchError aoti_torch__reinterpret_tensor(AtenTensorHandle self, int64_t ndi
                                               const int64_t *strides_ptr, int64_t storage_offset,
                                               AtenTensorHandle *ret_new_tensor);
 AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking);
+AOTITorchError aoti_torch_index_put_out(AtenTensorHandle out, AtenTensorHandle self,
+                                        const AtenTensorHandle *indices,
+                                        const uint32_t num_indices,
+                                        const AtenTensorHandle values, bool accumulate);
 AOTITorchError aoti_torch_empty_strided(int64_t ndim, const int64_t *sizes_ptr,
                                         const int64_t *strides_ptr, int32_t dtype,
                                         int32_t device_type, int32_t device_index,
