@@ -1951,13 +1951,13 @@ std::string CppEmitter::function(const Function &f) {
             "         wirc::rt::Tensor *outputs, wirc::rt::Buffer *output_storage, CUstream "
             "stream) {\n"
             "  (void)kernels;\n  (void)wirc_hooks;\n  (void)inputs;\n  (void)symbols;\n"
-            "  (void)output_storage;\n  (void)stream;\n";
+            "  (void)outputs;\n  (void)output_storage;\n  (void)stream;\n";
   else
     head += "(Kernels &kernels, const wirc::rt::Tensor *inputs, const int64_t *symbols,\n"
             "         wirc::rt::Tensor *outputs, wirc::rt::Buffer *output_storage, CUstream "
             "stream) {\n"
-            "  (void)kernels;\n  (void)inputs;\n  (void)symbols;\n  (void)output_storage;\n"
-            "  (void)stream;\n";
+            "  (void)kernels;\n  (void)inputs;\n  (void)symbols;\n  (void)outputs;\n"
+            "  (void)output_storage;\n  (void)stream;\n";
   // Every op is looked up before anything runs: a missing hook fails early.
   if (!externResolution.empty())
     externResolution = "  // Extern ops, each looked up once in the hook table.\n" + externResolution;

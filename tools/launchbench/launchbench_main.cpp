@@ -25,12 +25,7 @@ static double median(std::vector<double> v) {
 int main(int argc, char **argv) {
   int64_t n = argc > 1 ? std::atoll(argv[1]) : 1024;
   int reps = argc > 2 ? std::atoi(argv[2]) : 200;
-  CHECK_CU(cuInit(0));
-  CUdevice device;
-  CHECK_CU(cuDeviceGet(&device, 0));
-  CUcontext context;
-  CHECK_CU(cuDevicePrimaryCtxRetain(&context, device));
-  CHECK_CU(cuCtxSetCurrent(context));
+  wirc::rt::use_primary_context(0);
   CUstream stream;
   CHECK_CU(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
 

@@ -138,6 +138,20 @@ inline Buffer copy_tensor(Tensor &t, int64_t itemsize, CUstream stream, const ch
   return copy;
 }
 
+/// Initializes the driver and makes the primary context of device \p ordinal
+/// current on this thread: what a program that runs wrappers without another
+/// CUDA runtime does once before run(). Returns the device.
+inline CUdevice use_primary_context(int ordinal) {
+  check(cuInit(0), "cuInit", "use_primary_context");
+  CUdevice device;
+  check(cuDeviceGet(&device, ordinal), "cuDeviceGet", "use_primary_context");
+  CUcontext context;
+  check(cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain",
+        "use_primary_context");
+  check(cuCtxSetCurrent(context), "cuCtxSetCurrent", "use_primary_context");
+  return device;
+}
+
 /// Checks a tensor's rank, sizes and strides against what the graph expects.
 inline void assert_size_stride(const Tensor &t, int rank, const int64_t *sizes,
                                const int64_t *strides, const char *what) {

@@ -247,12 +247,7 @@ void testErrors() {
 } // namespace
 
 int main() {
-  CHECK_CU(cuInit(0));
-  CUdevice device;
-  CHECK_CU(cuDeviceGet(&device, 0));
-  CUcontext context;
-  CHECK_CU(cuDevicePrimaryCtxRetain(&context, device));
-  CHECK_CU(cuCtxSetCurrent(context));
+  wirc::rt::use_primary_context(0);
   for (int64_t rows : {int64_t(0), int64_t(1), int64_t(5)})
     testMatmul(rows);
   testTopk();

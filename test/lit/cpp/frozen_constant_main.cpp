@@ -11,12 +11,7 @@
 #define CHECK_CU(call) wirc::rt::check((call), #call, "harness")
 
 int main() {
-  CHECK_CU(cuInit(0));
-  CUdevice device;
-  CHECK_CU(cuDeviceGet(&device, 0));
-  CUcontext context;
-  CHECK_CU(cuDevicePrimaryCtxRetain(&context, device));
-  CHECK_CU(cuCtxSetCurrent(context));
+  wirc::rt::use_primary_context(0);
 
   constexpr int64_t n = 1000;
   std::vector<float> x(n), w(n), out(n, -1.0f);
