@@ -180,6 +180,15 @@ private:
     return s + "}";
   }
 
+  /// The statement checking tensor \p name against the graph's sizes and
+  /// strides (an input's or extern output's assert, a constant's check).
+  std::string sizeStrideCheck(const std::string &name, std::span<const sym::Expr> size,
+                              std::span<const sym::Expr> stride) const {
+    return fmt::format("{{ const int64_t size[] = {}, stride[] = {}; "
+                       "wirc::rt::assert_size_stride({}, {}, size, stride, \"{}\"); }}",
+                       array(size), array(stride), name, size.size(), name);
+  }
+
   static unsigned itemsize(const BufferInfo &info) { return graph::dtypeSize(info.layout.dtype); }
 
   /// Buffers carved from a pool or reusing one that owns nothing (by id):
@@ -1322,10 +1331,7 @@ void CppEmitter::body(std::string &text, const Line &l) {
                              rank));
           },
           [&](const AssertSizeStrideLine &a) {
-            line(fmt::format("{{ const int64_t size[] = {}, stride[] = {}; "
-                             "wirc::rt::assert_size_stride({}, {}, size, stride, \"{}\"); }}",
-                             array(a.size), array(a.stride), name(a.buffer), a.size.size(),
-                             name(a.buffer)));
+            line(sizeStrideCheck(name(a.buffer), a.size, a.stride));
           },
           [&](const SymbolBindingLine &b) {
             // "const int64_t u0 = ...", or "u0 = ..." for a symbol input bound again.
@@ -1872,34 +1878,26 @@ std::string CppEmitter::function(const Function &f) {
   // every call, as Inductor's loader sets them on its output module.
   unsigned constants = 0;
   std::string constantList;
-  for (const BufferInfo &info : module.buffers) {
-    if (info.kind != BufferKind::Constant || &module.functions[info.function] != &f)
-      continue;
-    unsigned index = tensorInputs + constants++;
-    if (aoti()) {
-      adopt += fmt::format("  wirc::rt::aoti::Handle {}_h(inputs[{}]);\n", info.name, index);
-      prologue += fmt::format("  [[maybe_unused]] const wirc::rt::Tensor {0} = "
-                              "{0}_h.tensor(\"{0}\");\n",
-                              info.name);
-    } else {
-      prologue += fmt::format("  [[maybe_unused]] const wirc::rt::Tensor {} = inputs[{}];\n",
-                              info.name, index);
-    }
-    // A constant of the wrong shape would be read silently out of bounds.
-    prologue += fmt::format("  {{ const int64_t size[] = {}, stride[] = {}; "
-                            "wirc::rt::assert_size_stride({}, {}, size, stride, \"{}\"); }}\n",
-                            array(info.layout.size), array(info.layout.stride), info.name,
-                            info.layout.size.size(), info.name);
-    auto dims = [](std::span<const sym::Expr> list) {
-      std::string s = "[";
-      for (size_t i = 0; i < list.size(); ++i)
-        s += (i ? ", " : "") + sym::toString(list[i]);
-      return s + "]";
-    };
-    constantList += fmt::format("\n///   inputs[{}]: {}, {}, size {}, stride {}", index, info.name,
-                                graph::dtypeName(info.layout.dtype), dims(info.layout.size),
-                                dims(info.layout.stride));
-  }
+  if (!f.isSubgraph) // a subgraph's constants are rejected in emit()
+    forEachConstant(module, 0, functionBufferRanges(module)[0], [&](BufferId b) {
+      const BufferInfo &info = module.buffer(b);
+      unsigned index = tensorInputs + constants++;
+      if (aoti()) {
+        adopt += fmt::format("  wirc::rt::aoti::Handle {}_h(inputs[{}]);\n", info.name, index);
+        prologue += fmt::format("  [[maybe_unused]] const wirc::rt::Tensor {0} = "
+                                "{0}_h.tensor(\"{0}\");\n",
+                                info.name);
+      } else {
+        prologue += fmt::format("  [[maybe_unused]] const wirc::rt::Tensor {} = inputs[{}];\n",
+                                info.name, index);
+      }
+      // A constant of the wrong shape would be read silently out of bounds.
+      prologue += "  " + sizeStrideCheck(info.name, info.layout.size, info.layout.stride) + "\n";
+      constantList += fmt::format("\n///   inputs[{}]: {}, {}, size {}, stride {}", index,
+                                  info.name, graph::dtypeName(info.layout.dtype),
+                                  sym::toString(info.layout.size),
+                                  sym::toString(info.layout.stride));
+    });
   std::string text;
   lines = &f.lines;
   for (const Line &l : f.lines) {

@@ -28,12 +28,7 @@ private:
 
   std::string name(BufferId id) const { return "%" + module.buffer(id).name; }
 
-  static std::string exprs(std::span<const sym::Expr> list) {
-    std::string s = "[";
-    for (size_t i = 0; i < list.size(); ++i)
-      s += (i ? ", " : "") + sym::toString(list[i]);
-    return s + "]";
-  }
+  static std::string exprs(std::span<const sym::Expr> list) { return sym::toString(list); }
 
   static std::string layout(const graph::Layout &l) {
     std::string s = fmt::format("{}{} stride {}", graph::dtypeName(l.dtype), exprs(l.size),

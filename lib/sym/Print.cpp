@@ -470,6 +470,13 @@ private:
 
 std::string toString(const Expr &e) { return FxPrinter(true).print(e); }
 
+std::string toString(std::span<const Expr> list) {
+  std::string s = "[";
+  for (size_t i = 0; i < list.size(); ++i)
+    s += (i ? ", " : "") + toString(list[i]);
+  return s + "]";
+}
+
 std::ostream &operator<<(std::ostream &os, const Expr &e) {
   return os << toString(e);
 }

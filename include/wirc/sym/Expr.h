@@ -338,6 +338,9 @@ std::vector<std::string> symbols(const Expr &e);
 /// kMaxParseDepth). Like printFx() but FloorDiv, CeilDiv and Mod print as
 /// calls: `FloorDiv(s0, 2) + 1`, `CeilDiv(s6, 8)`, `Mod(s0, 3)`.
 std::string toString(const Expr &e);
+/// toString of each, as a bracketed list: `[s0, 64]` (sizes and strides in
+/// the IR's text and in comments of emitted code).
+std::string toString(std::span<const Expr> list);
 
 /// Writes toString(e), so that test frameworks and logs show expressions.
 std::ostream &operator<<(std::ostream &os, const Expr &e);
