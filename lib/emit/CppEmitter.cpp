@@ -355,6 +355,8 @@ private:
   /// The lines of the function being printed.
   const std::vector<Line> *lines = nullptr;
   std::string function(const Function &f);
+  bool isUnreadIntInput(const Function &f, BufferId b) const;
+  static std::string symbolList(unsigned entries, unsigned unread, std::string_view gap);
   [[noreturn]] void rejectExtern(const std::string &op) const {
     unsupported(fmt::format("extern kernel '{}' without a hook table (--cpp-extern=hooks)", op));
   }
@@ -1835,6 +1837,27 @@ void CppEmitter::standaloneWhileLoop(std::string &text, const WhileLoopLine &w) 
   text += "    }\n  }\n";
 }
 
+/// The main graph's integer inputs that nothing reads, which run() takes
+/// in `symbols` (function()): any other scalar input is not supported.
+bool CppEmitter::isUnreadIntInput(const Function &f, BufferId b) const {
+  const BufferInfo &info = module.buffer(b);
+  if (info.kind != BufferKind::ScalarInput || f.isSubgraph ||
+      info.layout.dtype != graph::DType::Int64)
+    return false;
+  bool read = false;
+  for (const Line &l : f.lines)
+    forEachUse(l, [&](BufferId id) { read |= id == b; });
+  return !read;
+}
+
+/// run()'s comment on `symbols`: how many entries, and of what, with \p gap
+/// (a space or a line break) between two of its words.
+std::string CppEmitter::symbolList(unsigned entries, unsigned unread, std::string_view gap) {
+  if (unread == 0)
+    return fmt::format("{} size{}symbols", entries, gap);
+  return fmt::format("{} integers (size symbols and{}integer inputs nothing reads)", entries, gap);
+}
+
 /// One function's parameters and body: run() for the main graph, a static
 /// subgraph_NAME() for each subgraph: a torch.cond branch or an invoked region
 /// (same parameters).
@@ -1851,7 +1874,7 @@ std::string CppEmitter::function(const Function &f) {
       for (BufferId in : f.inputs)
         if (module.buffer(in).kind == BufferKind::SymbolInput && module.buffer(in).name == b->symbol)
           reboundInputs.insert(b->symbol);
-  unsigned tensorInputs = 0, symbolInputs = 0, outputs = 0;
+  unsigned tensorInputs = 0, symbolInputs = 0, unreadInputs = 0, outputs = 0;
   std::string adopt, prologue;
   for (BufferId b : f.inputs) {
     const BufferInfo &info = module.buffer(b);
@@ -1870,7 +1893,14 @@ std::string CppEmitter::function(const Function &f) {
       prologue += fmt::format("  {}int64_t {} = symbols[{}];\n",
                               reboundInputs.count(info.name) ? "" : "const ", info.name,
                               symbolInputs++);
-    else
+    else if (isUnreadIntInput(f, b)) {
+      // An integer the graph is passed and never reads (AOTAutograd hands a
+      // backward `s0//2`, which other inputs' symbols give): an entry of
+      // `symbols`, in graph input order, as a size symbol's.
+      prologue += fmt::format("  [[maybe_unused]] const int64_t {} = symbols[{}];\n", info.name,
+                              symbolInputs++);
+      ++unreadInputs;
+    } else
       unsupported(fmt::format("scalar input '{}'", info.name));
   }
   // The main graph's constants (a frozen model's parameters) follow its
@@ -1914,19 +1944,19 @@ std::string CppEmitter::function(const Function &f) {
     head = fmt::format(
         "\n/// Runs graph '{}' on \\p stream, which must be PyTorch's current stream of the\n"
         "/// device (the C shim's aten calls run on that one). inputs: {} tensor handles,\n"
-        "/// which run() takes over and deletes (each at its last use); symbols: {} size\n"
-        "/// symbols, in graph input order. Writes {} outputs: new tensor handles the\n"
+        "/// which run() takes over and deletes (each at its last use); symbols: {}, in "
+        "graph input order. Writes {} outputs: new tensor handles the\n"
         "/// caller owns (null for None). Throws wirc::rt::Error.\n"
         "void run",
-        module.name, tensorInputs, symbolInputs, outputs);
+        module.name, tensorInputs, symbolList(symbolInputs, unreadInputs, "\n/// "), outputs);
   } else {
     head = fmt::format(
-        "\n/// Runs graph '{}' on \\p stream. inputs: {} tensors; symbols: {} size symbols, in\n"
+        "\n/// Runs graph '{}' on \\p stream. inputs: {} tensors; symbols: {}, in\n"
         "/// graph input order. Writes {} outputs (an empty tensor for None);\n"
         "/// output_storage[i] owns outputs[i]'s memory when the wrapper allocated it{}.\n"
         "/// {}Throws wirc::rt::Error on any failure.\n"
         "void run",
-        module.name, tensorInputs, symbolInputs, outputs,
+        module.name, tensorInputs, symbolList(symbolInputs, unreadInputs, " "), outputs,
         hooks() ? " or an extern hook returned it" : "",
         hooks() ? "Extern kernels call wirc_hooks, each op looked up once per run.\n/// " : "");
   }

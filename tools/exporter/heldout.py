@@ -1646,3 +1646,190 @@ def nll_ignore_index_training():
         return loss.detach(), head.weight.grad.clone()
     return fn, (randn(10, 8), torch.tensor([1, -100, 3, 5, -100, 0, 2, 2, 4, -100],
                                            device=CUDA))
+
+
+@program("bitcast_same_size")
+def bitcast_same_size():
+    # Reinterpreting float bits as integers and back (view with a dtype of
+    # the same size), one of the views returned as it is.
+    def fn(x):
+        bits = x.view(torch.int32)
+        return (bits & 0x7FFFFFFF).view(torch.float32), bits
+    return fn, (randn(6, 5),)
+
+
+@program("bitcast_bytes")
+def bitcast_bytes():
+    # A dtype view that changes the last dimension's size (bfloat16 as
+    # bytes) and one that keeps it (bfloat16 as int16).
+    def fn(x):
+        raw = x.view(torch.uint8)
+        return raw.to(torch.int32).sum(1), x.view(torch.int16) + 1
+    return fn, (randn(4, 6, dtype=torch.bfloat16),)
+
+
+@program("as_strided_intermediate")
+def as_strided_intermediate():
+    # An explicit strided window, with a storage offset, into a buffer a
+    # kernel wrote; the window is returned as well as used.
+    def fn(x):
+        y = x * 2
+        window = y.as_strided((3, 4), (1, 3), 2)
+        return window + 1, window
+    return fn, (randn(20),)
+
+
+@program("searchsorted_dynamic", dynamic=True)
+def searchsorted_dynamic():
+    # Bucketing values into a sorted sequence whose lengths are symbols.
+    def fn(edges, values):
+        sorted_edges, _ = torch.sort(edges)
+        return torch.searchsorted(sorted_edges, values, right=True), sorted_edges
+    return fn, (randn(17), randn(33))
+
+
+@program("qr_reconstruct")
+def qr_reconstruct():
+    # A two-output linear-algebra fallback, one output read through a
+    # diagonal view.
+    def fn(x):
+        q, r = torch.linalg.qr(x)
+        return q @ r, r.diagonal().abs()
+    return fn, (randn(8, 5),)
+
+
+@program("transformer_encoder_eval")
+def transformer_encoder_eval():
+    # nn.TransformerEncoderLayer in inference, pre-norm, batch first: eager
+    # takes PyTorch's fused fast path where it can.
+    layer = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True,
+                                       norm_first=True).to(CUDA).eval()
+
+    def fn(x):
+        with torch.no_grad():
+            return layer(x)
+    return fn, (randn(2, 7, 32),)
+
+
+@program("index_copy_input")
+def index_copy_input():
+    # Rows of an input replaced in place, then read.
+    def fn(x, idx, rows):
+        x.index_copy_(0, idx, rows)
+        return x.sum(0)
+    return fn, (randn(9, 4), torch.tensor([7, 1, 4], device=CUDA), randn(3, 4))
+
+
+@program("scatter_prod")
+def scatter_prod():
+    # A product scatter-reduction that includes the destination's values.
+    def fn(x, idx, src):
+        return torch.scatter_reduce(x, 1, idx, src, reduce="prod", include_self=True)
+    return fn, (randn(3, 6), torch.randint(0, 6, (3, 8), device=CUDA), randn(3, 8))
+
+
+@program("logcumsumexp_training", training=True)
+def logcumsumexp_training():
+    # A scan with a log-sum-exp combine, and its backward.
+    def fn(x):
+        x = x.detach().requires_grad_()
+        y = torch.logcumsumexp(x, 1)
+        y.sum().backward()
+        return y.detach(), x.grad
+    return fn, (randn(4, 11),)
+
+
+@program("histc_counts")
+def histc_counts():
+    # A histogram fallback with float bounds as keyword arguments.
+    def fn(x):
+        return torch.histc(x, bins=10, min=-2.0, max=2.0), x.clamp(-2.0, 2.0)
+    return fn, (randn(64),)
+
+
+@program("infinite_scalars")
+def infinite_scalars():
+    # Infinities as fill values and bounds: they must reach the wrapper as
+    # numbers, not names.
+    def fn(x, mask):
+        filled = x.masked_fill(mask, float("-inf"))
+        top = torch.full((4,), float("inf"), device=CUDA)
+        return torch.softmax(filled, -1), torch.minimum(top, x[0, :4]), \
+            torch.nan_to_num(x / 0.0, posinf=1e30, neginf=-1e30)
+    return fn, (randn(3, 4), torch.tensor([[True, False, False, False]] * 3, device=CUDA))
+
+
+@program("dynamic_conv_bn", dynamic=True)
+def dynamic_conv_bn():
+    # An extern convolution whose batch and image sizes are symbols.
+    model = nn.Sequential(nn.Conv2d(3, 6, 3, padding=1), nn.BatchNorm2d(6),
+                          nn.ReLU()).to(CUDA).eval()
+    return model, (randn(3, 3, 10, 7),)
+
+
+@program("dynamic_reshape_outputs", dynamic=True)
+def dynamic_reshape_outputs():
+    # Views with symbolic sizes and strides returned as they are: a
+    # transpose of a reshaped intermediate and a column of it.
+    def fn(x):
+        y = (x + 1).reshape(x.shape[0] * 2, -1)
+        return y.t(), y[:, 1], y.sum(1)
+    return fn, (randn(5, 6),)
+
+
+@program("dynamic_expand_output", dynamic=True)
+def dynamic_expand_output():
+    # A broadcast (stride 0) output whose size is a symbol.
+    def fn(x, n):
+        row = x.sum(0, keepdim=True)
+        return row.expand(n.shape[0], -1), row * 2
+    return fn, (randn(7, 4), randn(9))
+
+
+@program("dynamic_addmm", dynamic=True)
+def dynamic_addmm():
+    # A matmul with bias whose row count is a symbol, then a reduction.
+    lin = nn.Linear(12, 8).to(CUDA)
+
+    def fn(x):
+        y = lin(x)
+        return y, y.amax(0)
+    return fn, (randn(11, 12),)
+
+
+@program("dynamic_index_select", dynamic=True)
+def dynamic_index_select():
+    # Gathering rows by an index tensor whose length is a symbol.
+    def fn(table, idx):
+        return torch.index_select(table, 0, idx) * 2, table.mean()
+    return fn, (randn(13, 5), torch.tensor([0, 12, 3, 3, 7], device=CUDA))
+
+
+@program("dynamic_pad_slice", dynamic=True)
+def dynamic_pad_slice():
+    # Padding and cropping by fixed amounts around symbolic sizes.
+    def fn(x):
+        p = F.pad(x, (1, 2, 0, 1), value=-1.0)
+        return p[:, 1:-1].relu(), p.shape[0] * p.shape[1]
+    return fn, (randn(6, 8),)
+
+
+@program("dynamic_split_outputs", dynamic=True)
+def dynamic_split_outputs():
+    # Chunks of an intermediate returned as views at symbolic offsets.
+    def fn(x):
+        y = x * 3
+        a, b = torch.split(y, [2, y.shape[0] - 2])
+        return a, b, b.sum()
+    return fn, (randn(9, 3),)
+
+
+@program("dynamic_max_pool_training", dynamic=True, training=True)
+def dynamic_max_pool_training():
+    # max_pool2d with indices and its backward under symbolic sizes.
+    def fn(x):
+        x = x.detach().requires_grad_()
+        y = F.max_pool2d(x, 2)
+        y.sum().backward()
+        return y.detach(), x.grad
+    return fn, (randn(2, 3, 8, 6),)

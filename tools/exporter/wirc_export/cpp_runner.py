@@ -374,7 +374,10 @@ class Runner:
     def __call__(self, args, constants=()):
         import torch
         tensors = [a for a, kind in zip(args, self.input_kinds) if kind == "tensor"]
-        symbols = [int(a) for a, kind in zip(args, self.input_kinds) if kind == "symbol"]
+        # Size symbols and the integer inputs nothing reads (the only scalar
+        # inputs wirc's C++ wrappers take), in graph input order.
+        symbols = [int(a) for a, kind in zip(args, self.input_kinds)
+                   if kind in ("symbol", "scalar")]
         args.clear()  # Inductor's convention: the callee owns the argument list
         # The graph's constants follow its tensor inputs (see run()'s comment).
         tensors += constants

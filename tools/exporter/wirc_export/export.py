@@ -1119,14 +1119,17 @@ class _GraphConverter:
         inputs = []
         for name, value in self.graph.graph_inputs.items():
             if isinstance(value, sympy.Expr):
-                if not isinstance(value, sympy.Symbol):
-                    raise ExportError(f"input {name} is the expression {value}")
-                # A subgraph's symbol input (torch.cond, torch.while_loop or
-                # a nested compile region under dynamic shapes) binds the
-                # caller's symbol of the same name: the shape environment is
-                # shared.
-                self.symbol(value)
-                inputs.append({"name": str(value), "kind": "symbol"})
+                entry = lines.symbolic_input(name, value)
+                if entry is None:
+                    raise ExportError(f"input {name} is the expression {value}, "
+                                      "which is not an integer")
+                if entry["kind"] == "symbol":
+                    # A subgraph's symbol input (torch.cond, torch.while_loop
+                    # or a nested compile region under dynamic shapes) binds
+                    # the caller's symbol of the same name: the shape
+                    # environment is shared.
+                    self.symbol(value)
+                inputs.append(entry)
                 continue
             entry = {"name": name, **self.layout_fields(value.get_layout())}
             if name in self.mutated or name in getattr(self.graph, "mutated_inputs", set()):

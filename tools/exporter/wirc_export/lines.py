@@ -1,6 +1,7 @@
 """What the exporter works out from wrapper lines without torch: in-place
-reuses waiting for their kernel, launch grids that are constants, and the
-parts of a copy between devices.
+reuses waiting for their kernel, launch grids that are constants, the
+parts of a copy between devices, and how a graph's symbolic inputs are
+spelled.
 
 Kept apart from export.py, which needs torch, so that it is tested on
 machines without it (test/lit/exporter).
@@ -106,3 +107,19 @@ def device_copy(text: str) -> Optional[tuple[str, str, bool]]:
     if not target or not source or flag not in ("True", "False"):
         return None
     return target, source, flag == "True"
+
+
+def symbolic_input(name: str, value) -> Optional[dict]:
+    """The graph-format input for graph input `name`, whose value is the
+    sympy expression `value` (duck-typed: is_Symbol, is_integer), or None
+    where it has none.
+
+    A symbol is a symbol input of its own name. Any other integer expression
+    (a size AOTAutograd hands a backward graph, `s0//2`, whose symbols other
+    inputs bind) is unpacked and never read, as Inductor's wrapper does: a
+    scalar input nothing refers to. Anything else (a float) has none."""
+    if getattr(value, "is_Symbol", False):
+        return {"name": str(value), "kind": "symbol"}
+    if getattr(value, "is_integer", False):
+        return {"name": name, "kind": "scalar", "dtype": "int64"}
+    return None

@@ -80,3 +80,22 @@ check("device copy from view",
       ("buf3", "reinterpret_tensor(arg1_1, (2, 2), (1, 2), 0)", False))
 for text in ["buf0.copy_(arg0_1)", "buf0 = buf1", "copy_(a, False)", "buf0.copy_(a, maybe)"]:
     check(f"not a device copy {text!r}", lines.device_copy(text), None)
+
+
+# Symbolic graph inputs, with sympy's attributes on stand-ins.
+class Expr:
+    def __init__(self, text, is_Symbol=False, is_integer=True):
+        self.text, self.is_Symbol, self.is_integer = text, is_Symbol, is_integer
+
+    def __str__(self):
+        return self.text
+
+
+check("symbol input", lines.symbolic_input("sym_size_int_1", Expr("s0", is_Symbol=True)),
+      {"name": "s0", "kind": "symbol"})
+check("expression input", lines.symbolic_input("sym_size_int_4", Expr("(s89//2)")),
+      {"name": "sym_size_int_4", "kind": "scalar", "dtype": "int64"})
+check("float expression input",
+      lines.symbolic_input("x", Expr("zf0/2", is_integer=False)), None)
+check("undecided expression input",
+      lines.symbolic_input("x", Expr("a + b", is_integer=None)), None)
