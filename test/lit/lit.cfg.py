@@ -1,5 +1,6 @@
 # lit configuration for wirc's golden tests.
 import os
+import subprocess
 
 import lit.formats
 
@@ -29,6 +30,12 @@ if "-fsanitize=address" not in getattr(config, "cxx_flags", ""):
     # A sanitized libwirc-c needs its runtime loaded first, which Python
     # does not do.
     config.available_features.add("python-loads-library")
+
+# The exporter's sympy-only helpers are tested where the Python that runs
+# the tests has sympy (torch brings it on the GPU machine).
+if subprocess.run([config.python_executable, "-c", "import sympy"],
+                  capture_output=True).returncode == 0:
+    config.available_features.add("sympy")
 
 # libwirc-c (include/wirc-c/wirc.h), its C test program, and the Python
 # binding of tools/exporter/wirc_export/native.py.

@@ -1833,3 +1833,126 @@ def dynamic_max_pool_training():
         y.sum().backward()
         return y.detach(), x.grad
     return fn, (randn(2, 3, 8, 6),)
+
+
+@program("dynamic_conv_stride_training", dynamic=True, training=True)
+def dynamic_conv_stride_training():
+    # A strided convolution's backward: its graph is handed sizes such as
+    # (s0 - 1)//2 + 1 as integers.
+    conv = nn.Conv2d(3, 4, 3, stride=2).to(CUDA)
+
+    def fn(x):
+        conv.zero_grad(set_to_none=True)
+        x = x.detach().requires_grad_()
+        y = F.relu(conv(x))
+        y.sum().backward()
+        return y.detach(), x.grad, conv.weight.grad.clone()
+    return fn, (randn(2, 3, 11, 9),)
+
+
+@program("dynamic_avg_pool_training", dynamic=True, training=True)
+def dynamic_avg_pool_training():
+    # Padded, strided average pooling and its backward.
+    def fn(x):
+        x = x.detach().requires_grad_()
+        y = F.avg_pool2d(x, 3, stride=2, padding=1)
+        (y * y).sum().backward()
+        return y.detach(), x.grad
+    return fn, (randn(2, 2, 9, 7),)
+
+
+@program("dynamic_upsample_training", dynamic=True, training=True)
+def dynamic_upsample_training():
+    # Bilinear upsampling by a fixed factor, and its backward.
+    def fn(x):
+        x = x.detach().requires_grad_()
+        y = F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False)
+        y.pow(2).mean().backward()
+        return y.detach(), x.grad
+    return fn, (randn(1, 2, 5, 6),)
+
+
+@program("dynamic_cat_training", dynamic=True, training=True)
+def dynamic_cat_training():
+    # A concatenation whose backward splits the gradient at a symbolic offset.
+    def fn(a, b, w):
+        a = a.detach().requires_grad_()
+        b = b.detach().requires_grad_()
+        y = torch.cat([a, b], 0) * w
+        y.sum().backward()
+        return y.detach(), a.grad, b.grad
+    return fn, (randn(5, 3), randn(7, 3), randn(3))
+
+
+@program("dynamic_narrow_training", dynamic=True, training=True)
+def dynamic_narrow_training():
+    # A crop that depends on the size, and its backward (a padded gradient).
+    def fn(x):
+        x = x.detach().requires_grad_()
+        y = x.narrow(1, 1, x.shape[1] - 2).tanh()
+        y.sum().backward()
+        return y.detach(), x.grad
+    return fn, (randn(4, 10),)
+
+
+@program("dynamic_reshape_training", dynamic=True, training=True)
+def dynamic_reshape_training():
+    # Rows regrouped by reshape(-1, 4) before a matmul, and the backward.
+    w = torch.randn(4, 3, device=CUDA, requires_grad=True)
+
+    def fn(x):
+        w.grad = None
+        x = x.detach().requires_grad_()
+        y = x.reshape(-1, 4) @ w
+        y.relu().sum().backward()
+        return y.detach(), x.grad, w.grad.clone()
+    return fn, (randn(6, 8),)
+
+
+@program("dynamic_ce_training", dynamic=True, training=True)
+def dynamic_ce_training():
+    # Cross-entropy over a symbolic batch, and the gradient of the logits.
+    def fn(logits, targets):
+        logits = logits.detach().requires_grad_()
+        loss = F.cross_entropy(logits, targets)
+        loss.backward()
+        return loss.detach(), logits.grad
+    return fn, (randn(9, 5), torch.randint(0, 5, (9,), device=CUDA))
+
+
+@program("dynamic_unfold_training", dynamic=True, training=True)
+def dynamic_unfold_training():
+    # Non-overlapping patches (im2col) and their backward (col2im).
+    def fn(x):
+        x = x.detach().requires_grad_()
+        cols = F.unfold(x, 2, stride=2)
+        (cols * cols).sum().backward()
+        return cols.detach(), x.grad
+    return fn, (randn(2, 3, 6, 8),)
+
+
+@program("dynamic_embedding_training", dynamic=True, training=True)
+def dynamic_embedding_training():
+    # An embedding lookup with a symbolic number of indices; the gradient
+    # accumulates rows of repeated indices.
+    emb = nn.Embedding(20, 6).to(CUDA)
+
+    def fn(idx):
+        emb.zero_grad(set_to_none=True)
+        y = emb(idx)
+        (y * y).sum().backward()
+        return y.detach(), emb.weight.grad.clone()
+    return fn, (torch.tensor([3, 7, 3, 19, 0, 7, 7], device=CUDA),)
+
+
+@program("dynamic_masked_softmax_training", dynamic=True, training=True)
+def dynamic_masked_softmax_training():
+    # A softmax over keys beyond a symbolic length masked out, and its backward.
+    def fn(scores, lengths):
+        scores = scores.detach().requires_grad_()
+        keys = torch.arange(scores.shape[1], device=CUDA)
+        masked = scores.masked_fill(keys[None, :] >= lengths[:, None], float("-inf"))
+        p = torch.softmax(masked, -1)
+        (p * p).sum().backward()
+        return p.detach(), scores.grad
+    return fn, (randn(3, 7), torch.tensor([7, 4, 1], device=CUDA))

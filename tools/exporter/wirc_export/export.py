@@ -341,6 +341,14 @@ class _GraphConverter:
         e = sympy.sympify(e)
         if e.is_Integer:
             return int(e)
+        from torch.utils._sympy.functions import FloorDiv
+        e = lines.integer_form(e, FloorDiv)
+        if e.is_Integer:
+            return int(e)
+        if (any(not r.is_Integer for r in e.atoms(sympy.Rational)) or e.atoms(sympy.Float)
+                or e.has(sympy.floor, sympy.ceiling)):
+            raise ExportError(f"size expression {e} is not an integer expression (it keeps "
+                              "a fraction)")
         for sym in sorted(e.free_symbols, key=str):
             self.symbol(sym)
         return str(e)

@@ -1,7 +1,7 @@
 """What the exporter works out from wrapper lines without torch: in-place
 reuses waiting for their kernel, launch grids that are constants, the
-parts of a copy between devices, and how a graph's symbolic inputs are
-spelled.
+parts of a copy between devices, how a graph's symbolic inputs are
+spelled, and sizes that round a fraction (sympy, where it is installed).
 
 Kept apart from export.py, which needs torch, so that it is tested on
 machines without it (test/lit/exporter).
@@ -123,3 +123,30 @@ def symbolic_input(name: str, value) -> Optional[dict]:
     if getattr(value, "is_integer", False):
         return {"name": name, "kind": "scalar", "dtype": "int64"}
     return None
+
+
+def integer_form(e, floor_div):
+    """Sympy expression `e`, over integer symbols, with each floor or ceiling
+    of a fraction with a constant denominator spelled as an integer division,
+    `floor_div(n, d)` (torch's FloorDiv), which the graph format reads.
+
+    Shape arithmetic produces these: a strided window's size in a backward
+    graph is `floor(s0/2 - 3/2) + 1`, that is `(s0 - 3)//2 + 1`. The ceiling
+    of n/d is (n + d - 1)//d. Subexpressions without one stay the same
+    objects, so the rest of `e` prints as before."""
+    import sympy
+
+    def rewrite(x):
+        if not x.args:
+            return x
+        args = [rewrite(a) for a in x.args]
+        if isinstance(x, (sympy.floor, sympy.ceiling)):
+            num, den = sympy.fraction(sympy.together(args[0]))
+            if den.is_Integer and den > 0 and num.is_integer:
+                if isinstance(x, sympy.ceiling):
+                    num = num + den - 1
+                return floor_div(num, den)
+        if all(a is b for a, b in zip(args, x.args)):
+            return x
+        return x.func(*args)
+    return rewrite(e)
