@@ -1956,3 +1956,86 @@ def dynamic_masked_softmax_training():
         (p * p).sum().backward()
         return p.detach(), scores.grad
     return fn, (randn(3, 7), torch.tensor([7, 4, 1], device=CUDA))
+
+
+@program("dynamic_max_pool_ceil_training", dynamic=True, training=True)
+def dynamic_max_pool_ceil_training():
+    # Pooling with ceil_mode: output sizes round a fraction up.
+    def fn(x):
+        x = x.detach().requires_grad_()
+        y = F.max_pool2d(x, 3, stride=2, ceil_mode=True)
+        y.sum().backward()
+        return y.detach(), x.grad
+    return fn, (randn(2, 2, 10, 7),)
+
+
+@program("dynamic_interpolate_fraction", dynamic=True)
+def dynamic_interpolate_fraction():
+    # A non-integer scale factor: the output size is floor(s * 3/2).
+    def fn(x):
+        return F.interpolate(x, scale_factor=1.5, mode="nearest") * 2
+    return fn, (randn(1, 3, 6, 5),)
+
+
+@program("dynamic_strided_slice_outputs", dynamic=True)
+def dynamic_strided_slice_outputs():
+    # Every other row and column of an intermediate, returned as views whose
+    # sizes round half the size up.
+    def fn(x):
+        y = x + 1
+        return y[::2], y[:, 1::2], y[::2].sum()
+    return fn, (randn(9, 7),)
+
+
+@program("dynamic_chunk_outputs", dynamic=True)
+def dynamic_chunk_outputs():
+    # Three chunks of a symbolic size: the chunk size is a rounded-up third.
+    def fn(x):
+        a, b, c = torch.chunk(x * 2, 3, dim=0)
+        return a, b, c.sum(0)
+    return fn, (randn(10, 4),)
+
+
+@program("dynamic_tensor_unfold_step", dynamic=True)
+def dynamic_tensor_unfold_step():
+    # Overlapping windows (size 3, step 2) as a view, then reduced.
+    def fn(x):
+        windows = (x * 1).unfold(1, 3, 2)
+        return windows, windows.amax(-1)
+    return fn, (randn(3, 11),)
+
+
+@program("dynamic_conv_transpose_training", dynamic=True, training=True)
+def dynamic_conv_transpose_training():
+    # A strided transposed convolution: sizes grow to (s - 1)*2 + 3.
+    deconv = nn.ConvTranspose2d(3, 2, 3, stride=2).to(CUDA)
+
+    def fn(x):
+        deconv.zero_grad(set_to_none=True)
+        x = x.detach().requires_grad_()
+        y = deconv(x)
+        y.pow(2).sum().backward()
+        return y.detach(), x.grad, deconv.weight.grad.clone()
+    return fn, (randn(1, 3, 5, 4),)
+
+
+@program("dynamic_avg_pool1d_ceil", dynamic=True, training=True)
+def dynamic_avg_pool1d_ceil():
+    # 1-d average pooling with ceil_mode and padding, and its backward.
+    def fn(x):
+        x = x.detach().requires_grad_()
+        y = F.avg_pool1d(x, 4, stride=3, padding=1, ceil_mode=True)
+        y.sum().backward()
+        return y.detach(), x.grad
+    return fn, (randn(2, 3, 13),)
+
+
+@program("dynamic_adaptive_pool_training", dynamic=True, training=True)
+def dynamic_adaptive_pool_training():
+    # Adaptive average pooling to a fixed size from a symbolic one.
+    def fn(x):
+        x = x.detach().requires_grad_()
+        y = F.adaptive_avg_pool2d(x, (3, 2))
+        (y * y).sum().backward()
+        return y.detach(), x.grad
+    return fn, (randn(2, 4, 11, 7),)

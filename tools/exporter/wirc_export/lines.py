@@ -132,14 +132,39 @@ def integer_form(e, floor_div):
 
     Shape arithmetic produces these: a strided window's size in a backward
     graph is `floor(s0/2 - 3/2) + 1`, that is `(s0 - 3)//2 + 1`. The ceiling
-    of n/d is (n + d - 1)//d. Subexpressions without one stay the same
-    objects, so the rest of `e` prints as before."""
+    of n/d is (n + d - 1)//d. A size scaled by a float (interpolate's
+    scale_factor=1.5: torch's `TruncToInt(1.5*ToFloat(s0))`) is the same
+    division where the float is a fraction with a power-of-two denominator
+    and the size is not negative: `int(1.5 * s0)` is exactly (3*s0)//2 while
+    3*s0 stays below 2**53, far beyond any tensor's size. Subexpressions without one stay the same objects,
+    so the rest of `e` prints as before."""
+    import fractions
     import sympy
+
+    def scaled(arg):
+        """(p, q, n) for arg = (p/q) * ToFloat(n) as above, else None."""
+        if not arg.is_Mul or len(arg.args) != 2:
+            return None
+        c, f = sorted(arg.args, key=lambda a: not isinstance(a, sympy.Float))
+        if not isinstance(c, sympy.Float) or type(f).__name__ != "ToFloat" or len(f.args) != 1:
+            return None
+        n = f.args[0]
+        value = float(c)
+        if not value >= 0 or value == float("inf") or not n.is_integer or not n.is_nonnegative:
+            return None
+        ratio = fractions.Fraction(value)
+        if ratio.denominator > 2**20:
+            return None
+        return ratio.numerator, ratio.denominator, n
 
     def rewrite(x):
         if not x.args:
             return x
         args = [rewrite(a) for a in x.args]
+        if type(x).__name__ == "TruncToInt" and len(args) == 1:
+            if parts := scaled(args[0]):
+                p, q, n = parts
+                return p * n if q == 1 else floor_div(p * n, q)
         if isinstance(x, (sympy.floor, sympy.ceiling)):
             num, den = sympy.fraction(sympy.together(args[0]))
             if den.is_Integer and den > 0 and num.is_integer:

@@ -43,3 +43,23 @@ for n in range(-7, 40):
                 str(after).replace("FloorDiv", "fd"), {"fd": lambda a, b: a // b, "s0": n}):
             print(f"FAIL: value at s0={n}: {before} is {value}, {after} gives {folded}")
 print("ok: values agree")
+
+# A size scaled by a float, as interpolate's scale_factor gives it
+# (stand-ins for torch's TruncToInt and ToFloat): a division where the float
+# is a fraction with a power-of-two denominator and the size is not negative.
+TruncToInt = sympy.Function("TruncToInt")
+ToFloat = sympy.Function("ToFloat")
+z = sympy.Symbol("z", integer=True)
+check("scale 1.5", TruncToInt(1.5 * ToFloat(s0)), "FloorDiv(3*s0, 2)")
+check("scale 0.25", TruncToInt(0.25 * ToFloat(s0)), "FloorDiv(s0, 4)")
+check("scale 2.0", TruncToInt(2.0 * ToFloat(s0)) + 1, "2*s0 + 1")
+check("scale 1.1 kept", TruncToInt(1.1 * ToFloat(s0)), "TruncToInt(1.1*ToFloat(s0))")
+check("maybe negative kept", TruncToInt(1.5 * ToFloat(z)), "TruncToInt(1.5*ToFloat(z))")
+# Exact while numerator * n stays below 2**53, where a double holds every
+# integer (a tensor that fits in memory is far smaller).
+for scale, numerator, denominator in [(1.5, 3, 2), (0.25, 1, 4), (2.75, 11, 4)]:
+    for n in list(range(0, 300)) + [2**40 + 1, (2**53 - 1) // numerator]:
+        if int(scale * float(n)) != (numerator * n) // denominator:
+            print(f"FAIL: int({scale} * {n}) is {int(scale * float(n))}, "
+                  f"({numerator}*{n})//{denominator} is {(numerator * n) // denominator}")
+print("ok: scaled values agree")
