@@ -27,6 +27,7 @@ from torch._inductor import ir
 from torch._inductor.codegen import common as codegen_common
 from torch._inductor.codegen import wrapper as W
 from torch._inductor.virtualized import V
+from torch.utils._sympy.functions import FloorDiv
 
 from . import graphjson, lines, native
 
@@ -341,7 +342,6 @@ class _GraphConverter:
         e = sympy.sympify(e)
         if e.is_Integer:
             return int(e)
-        from torch.utils._sympy.functions import FloorDiv
         e = lines.integer_form(e, FloorDiv)
         if e.is_Integer:
             return int(e)
@@ -840,8 +840,6 @@ class _GraphConverter:
         size, step = sympy.sympify(node.size), sympy.sympify(node.step)
         if not (step.is_Integer and step >= 1):
             raise ExportError(f"a data-dependent slice with step {step} is not exported")
-
-        from torch.utils._sympy.functions import FloorDiv
 
         def bound(x: Any) -> Any:
             x = sympy.sympify(x)

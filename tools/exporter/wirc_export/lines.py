@@ -136,8 +136,8 @@ def integer_form(e, floor_div):
     scale_factor=1.5: torch's `TruncToInt(1.5*ToFloat(s0))`) is the same
     division where the float is a fraction with a power-of-two denominator
     and the size is not negative: `int(1.5 * s0)` is exactly (3*s0)//2 while
-    3*s0 stays below 2**53, far beyond any tensor's size. Subexpressions without one stay the same objects,
-    so the rest of `e` prints as before."""
+    3*s0 stays below 2**53, far beyond any tensor's size. Subexpressions
+    without one stay the same objects, so the rest of `e` prints as before."""
     import fractions
     import sympy
 
