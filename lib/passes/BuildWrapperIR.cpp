@@ -1,6 +1,9 @@
 //===- BuildWrapperIR.cpp - Graph to Wrapper IR ---------------------------===//
 #include "wirc/passes/Pass.h"
+
+#include "LineParts.h"
 #include "wirc/support/Hash.h"
+#include "wirc/support/Parallel.h"
 
 #include <fmt/format.h>
 
@@ -166,6 +169,23 @@ private:
   BufferId firstBuffer = 0;
   uint32_t tensorCount = 0; ///< the graph's inputs, constants and buffers
 
+  /// What a part of the nodes built on a thread of its own does to the
+  /// function's state, in order and at the line it came before: replayed
+  /// on one thread, it makes the allocations, views and kernel definitions
+  /// a run on one thread would have made at the same places.
+  struct Event {
+    enum Kind : uint8_t { Ensure, Mark, Kernel };
+    size_t line; ///< the part's lines before it
+    uint32_t id; ///< BufferId or KernelId
+    Kind kind;
+  };
+  /// Where lines and origins go: the function's own, or a part's.
+  std::vector<Line> *lines = &function.lines;
+  std::vector<std::string> *origins = &function.origins;
+  /// A part's record of what it did to shared state; null on the
+  /// function's own builder, which changes that state itself.
+  std::vector<Event> *events = nullptr;
+
   auto bufferName() const {
     return [this](BufferId b) -> std::string_view { return module.buffers[b].name; };
   }
@@ -201,13 +221,32 @@ private:
   }
 
   bool isDefined(BufferId b) const { return defined[b - firstBuffer]; }
-  void markDefined(BufferId b) { defined[b - firstBuffer] = true; }
+  void markDefined(BufferId b) {
+    if (events) [[unlikely]]
+      events->push_back(Event{lines->size(), b, Event::Mark});
+    else
+      defined[b - firstBuffer] = true;
+  }
 
-  template <typename T> void emit(T &&line) { function.lines.emplace_back(std::forward<T>(line)); }
+  template <typename T> void emit(T &&line) { lines->emplace_back(std::forward<T>(line)); }
+
+  /// Defines kernel \p k before its first call.
+  void defineKernel(KernelId k) {
+    if (events) [[unlikely]] {
+      events->push_back(Event{lines->size(), k, Event::Kernel});
+    } else if (!definedKernels[k]) {
+      definedKernels[k] = true;
+      emit(KernelDefinitionLine{k});
+    }
+  }
 
   /// Makes \p b usable: allocates an owned buffer the first time it is
   /// written, or defines a named view (allocating its base first).
   void ensureDefined(BufferId b) {
+    if (events) [[unlikely]] {
+      events->push_back(Event{lines->size(), b, Event::Ensure});
+      return;
+    }
     if (isDefined(b))
       return;
     const BufferInfo &info = module.buffers[b];
@@ -309,6 +348,7 @@ private:
   void buildNode(graph::Node &node);
   void buildBindSymbol(graph::BindSymbolNode &b);
   void buildKernelCall(graph::KernelCallNode &call, std::string &pointer);
+  void buildNodesInParts(graph::Graph &consumed, size_t count);
 };
 
 void FunctionBuilder::createBuffers(graph::Graph *consumed) {
@@ -462,16 +502,13 @@ void FunctionBuilder::buildKernelCall(graph::KernelCallNode &call, std::string &
   });
   if (kernel == NameTable::kEmpty)
     throw InternalError(fmt::format("unresolved kernel '{}' after validation", call.kernel));
-  if (!definedKernels[kernel]) {
-    definedKernels[kernel] = true;
-    emit(KernelDefinitionLine{kernel});
-  }
+  defineKernel(kernel);
   KernelCallLine line;
   line.kernel = kernel;
   line.config = call.config;
   line.numels = std::move(call.numels);
-  line.origin = static_cast<uint32_t>(function.origins.size());
-  function.origins.push_back(std::move(pointer));
+  line.origin = static_cast<uint32_t>(origins->size());
+  origins->push_back(std::move(pointer));
   if (call.grid)
     line.fixedGrid = Grid{(*call.grid)[0], (*call.grid)[1], (*call.grid)[2]};
   bool anyRemoved = std::any_of(call.args.begin(), call.args.end(), [](const auto &arg) {
@@ -824,6 +861,69 @@ void FunctionBuilder::buildNode(graph::Node &node) {
   return ok;
 }
 
+/// Builds a large graph's nodes in \p count parts on threads of their own,
+/// each into lines of its own, recording what it does to the function's
+/// state (Event); then appends the parts' lines in order, replaying the
+/// events between them. Lines come out as on one thread: a node's lines
+/// depend on that state only through the events. Nothing here reports a
+/// diagnostic (the checks that do run on one thread), and an internal error
+/// is rethrown from the first part that threw.
+void FunctionBuilder::buildNodesInParts(graph::Graph &consumed, size_t count) {
+  struct Part {
+    std::vector<Line> lines;
+    std::vector<std::string> origins;
+    std::vector<Event> events;
+  };
+  std::vector<Part> parts(count);
+  const size_t n = consumed.nodes.size();
+  runParts(count, [&](size_t p) {
+    Part &part = parts[p];
+    FunctionBuilder builder(*this);
+    builder.lines = &part.lines;
+    builder.origins = &part.origins;
+    builder.events = &part.events;
+    const size_t begin = n * p / count, end = n * (p + 1) / count;
+    part.lines.reserve(2 * (end - begin) + 16);
+    part.events.reserve(2 * (end - begin) + 16);
+    for (size_t i = begin; i < end; ++i) {
+      graph::Node &node = consumed.nodes[i];
+      builder.buildNode(node);
+      node.body.emplace<graph::DeviceGuardExitNode>();
+      std::string().swap(node.pointer);
+    }
+  });
+  for (Part &part : parts) {
+    const auto originBase = static_cast<uint32_t>(function.origins.size());
+    for (std::string &origin : part.origins)
+      function.origins.push_back(std::move(origin));
+    size_t next = 0;
+    auto take = [&](size_t upto) {
+      for (; next < upto; ++next) {
+        Line &line = part.lines[next];
+        if (auto *call = std::get_if<KernelCallLine>(&line))
+          call->origin += originBase;
+        function.lines.push_back(std::move(line));
+      }
+    };
+    for (const Event &event : part.events) {
+      take(event.line);
+      switch (event.kind) {
+      case Event::Ensure:
+        ensureDefined(event.id);
+        break;
+      case Event::Mark:
+        markDefined(event.id);
+        break;
+      case Event::Kernel:
+        defineKernel(event.id);
+        break;
+      }
+    }
+    take(part.lines.size());
+    part = Part{};
+  }
+}
+
 bool FunctionBuilder::build(graph::Graph *consumed) {
   function.name = graph.name;
   function.isSubgraph = index != 0;
@@ -854,7 +954,10 @@ bool FunctionBuilder::build(graph::Graph *consumed) {
     ok &= checkUnbackedUses(checked, graph.pointer + "/inputs");
     checked = function.lines.size();
   }
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+  const size_t parts = consumed && !checkUses ? partsFor(ctx, graph.nodes.size()) : 1;
+  if (parts > 1)
+    buildNodesInParts(*consumed, parts);
+  for (size_t i = 0; parts < 2 && i < graph.nodes.size(); ++i) {
     // A node's pointer, kept for the check of its lines (building may take
     // it over).
     std::string pointer = checkUses ? graph.nodes[i].pointer : std::string();

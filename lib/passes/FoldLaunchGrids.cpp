@@ -262,8 +262,8 @@ static bool isEmpty(const Grid &grid) {
 }
 
 bool foldLaunchGrids(Module &module, PassContext &ctx) {
-  // A cache for each of the two threads: it is only a memo.
-  GridCache caches[2];
+  // A cache for each thread: it is only a memo.
+  std::vector<GridCache> caches(lineParts(ctx));
   return forEachLineRange(
       module, ctx, /*parallel=*/true,
       [&](Function &function, size_t begin, size_t end, PassContext &rangeCtx, size_t part) {

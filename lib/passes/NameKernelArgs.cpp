@@ -361,13 +361,14 @@ bool nameKernelArgs(Module &module, PassContext &ctx) {
   // module: such a module is named on one thread.
   bool parallel = std::none_of(module.kernels.begin(), module.kernels.end(),
                                [](const graph::Kernel &kernel) { return kernel.placeholders; });
-  // A table for each of the two threads: it is only a memo.
-  ExpectedTable expected[2];
-  for (ExpectedTable &table : expected)
-    table.resize(module.kernels.size());
+  // A table for each thread, made by the thread that uses it: it is only a
+  // memo.
+  std::vector<ExpectedTable> expected(lineParts(ctx));
   return forEachLineRange(
       module, ctx, parallel,
       [&](Function &function, size_t begin, size_t end, PassContext &rangeCtx, size_t part) {
+        if (expected[part].empty())
+          expected[part].resize(module.kernels.size());
         return nameRange(module, function, begin, end, placeholders, expected[part], rangeCtx);
       });
 }

@@ -16,12 +16,15 @@
 //===----------------------------------------------------------------------===//
 #include "wirc/passes/Pass.h"
 
+#include "LineParts.h"
 #include "MemoryPlanning.h"
 #include "PeakProfile.h"
+#include "wirc/support/Parallel.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <tuple>
@@ -53,18 +56,102 @@ struct FreeSchedule {
 /// its functions.
 struct FreeScratch {
   explicit FreeScratch(size_t numBuffers)
-      : lastUse(numBuffers, kNever), pinned(numBuffers, false), renamedAway(numBuffers, false) {}
+      : lastUse(numBuffers, kNever), pinned(numBuffers, 0), renamedAway(numBuffers, 0) {}
   std::vector<size_t> lastUse;
-  std::vector<bool> pinned;      // outputs and what they alias
-  std::vector<bool> renamedAway; // ended by a reuse line
+  // Bytes, not bits: threads scanning parts of a function set them at once.
+  std::vector<uint8_t> pinned;      // outputs and what they alias
+  std::vector<uint8_t> renamedAway; // ended by a reuse line
+  /// For a scan in parts only (sized on first use): a buffer's first
+  /// definition and first use.
+  std::vector<size_t> firstDef, firstUse;
 };
 
+/// \p slot = max(\p slot, \p i), kNever counting as below every line.
+void raiseTo(size_t &slot, size_t i) {
+  std::atomic_ref<size_t> a(slot);
+  size_t seen = a.load(std::memory_order_relaxed);
+  while ((seen == kNever || seen < i) &&
+         !a.compare_exchange_weak(seen, i, std::memory_order_relaxed))
+    ;
+}
+
+/// \p slot = min(\p slot, \p i), kNever counting as above every line.
+void lowerTo(size_t &slot, size_t i) {
+  std::atomic_ref<size_t> a(slot);
+  size_t seen = a.load(std::memory_order_relaxed);
+  while (i < seen && !a.compare_exchange_weak(seen, i, std::memory_order_relaxed))
+    ;
+}
+
+/// The scan of scheduleFrees over parts of the lines on threads of their
+/// own. On one thread, a line's uses set lastUse of the buffer and of its
+/// storage, and a definition counts as a use only where nothing touched
+/// the buffer before. So a buffer's last touch is its last use (its own, a
+/// view's, or a view's counted definition) and, where it has none, its first
+/// definition; a view's definition counts where it comes before the view's
+/// first use. Uses and definitions commute within those bounds, which the
+/// parts keep with atomic maxima and minima; the rest is worked out per
+/// buffer afterwards.
+void scanInParts(const Module &module, const Function &function,
+                 std::pair<BufferId, BufferId> range, FreeScratch &scratch, size_t count) {
+  const size_t n = function.lines.size();
+  if (scratch.firstDef.empty()) {
+    scratch.firstDef.assign(scratch.lastUse.size(), kNever);
+    scratch.firstUse.assign(scratch.lastUse.size(), kNever);
+  }
+  std::vector<std::vector<size_t>> outputs(count);
+  runParts(count, [&](size_t p) {
+    for (size_t i = n * p / count, end = n * (p + 1) / count; i < end; ++i) {
+      const Line &line = function.lines[i];
+      if (std::holds_alternative<OutputLine>(line)) {
+        outputs[p].push_back(i);
+        continue;
+      }
+      forEachUse(line, [&](BufferId b) {
+        raiseTo(scratch.lastUse[b], i);
+        lowerTo(scratch.firstUse[b], i);
+        const BufferInfo &info = module.buffers[b];
+        if (info.kind == BufferKind::View)
+          raiseTo(scratch.lastUse[info.viewBase], i);
+      });
+      forEachDef(line, [&](BufferId b) { lowerTo(scratch.firstDef[b], i); });
+      if (const auto *reuse = std::get_if<ReuseLine>(&line); reuse && reuse->deleteOld)
+        std::atomic_ref<uint8_t>(scratch.renamedAway[reuse->old])
+            .store(1, std::memory_order_relaxed);
+    }
+  });
+  for (BufferId b = range.first; b < range.second; ++b) {
+    const BufferInfo &info = module.buffers[b];
+    const size_t def = scratch.firstDef[b];
+    if (info.kind == BufferKind::View && def != kNever &&
+        (scratch.firstUse[b] == kNever || def < scratch.firstUse[b])) {
+      raiseTo(scratch.lastUse[b], def);
+      raiseTo(scratch.lastUse[info.viewBase], def);
+    }
+  }
+  for (BufferId b = range.first; b < range.second; ++b) {
+    if (scratch.lastUse[b] == kNever)
+      scratch.lastUse[b] = scratch.firstDef[b];
+    scratch.firstDef[b] = kNever;
+    scratch.firstUse[b] = kNever;
+  }
+  for (const std::vector<size_t> &part : outputs)
+    for (size_t i : part)
+      for (const Value &v : std::get<OutputLine>(function.lines[i]).outputs)
+        forEachBuffer(v, [&](BufferId b) {
+          scratch.pinned[b] = 1;
+          scratch.pinned[module.buffers[b].kind == BufferKind::View ? module.buffers[b].viewBase
+                                                                    : b] = 1;
+        });
+}
+
 FreeSchedule scheduleFrees(const Module &module, const Function &function,
-                           std::pair<BufferId, BufferId> range, FreeScratch &scratch) {
+                           std::pair<BufferId, BufferId> range, FreeScratch &scratch,
+                           size_t parts) {
   const size_t n = function.lines.size();
   std::vector<size_t> &lastUse = scratch.lastUse;
-  std::vector<bool> &pinned = scratch.pinned;
-  std::vector<bool> &renamedAway = scratch.renamedAway;
+  std::vector<uint8_t> &pinned = scratch.pinned;
+  std::vector<uint8_t> &renamedAway = scratch.renamedAway;
 
   auto storageOf = [&](BufferId b) {
     const BufferInfo &info = module.buffers[b];
@@ -82,10 +169,12 @@ FreeSchedule scheduleFrees(const Module &module, const Function &function,
       touch(b);
   };
   auto pin = [&](BufferId b) {
-    pinned[b] = true;
-    pinned[storageOf(b)] = true;
+    pinned[b] = 1;
+    pinned[storageOf(b)] = 1;
   };
-  for (; i < n; ++i) {
+  if (parts > 1)
+    scanInParts(module, function, range, scratch, parts);
+  for (; parts < 2 && i < n; ++i) {
     const Line &line = function.lines[i];
     if (const auto *output = std::get_if<OutputLine>(&line)) {
       for (const Value &v : output->outputs)
@@ -95,7 +184,7 @@ FreeSchedule scheduleFrees(const Module &module, const Function &function,
     forEachUse(line, touch);
     forEachDef(line, touchDef);
     if (const auto *reuse = std::get_if<ReuseLine>(&line); reuse && reuse->deleteOld)
-      renamedAway[reuse->old] = true;
+      renamedAway[reuse->old] = 1;
   }
 
   auto freedAfter = [&](BufferId b) {
@@ -122,8 +211,8 @@ FreeSchedule scheduleFrees(const Module &module, const Function &function,
       schedule.frees[end[line]++] = b;
   for (BufferId b = range.first; b < range.second; ++b) {
     lastUse[b] = kNever;
-    pinned[b] = false;
-    renamedAway[b] = false;
+    pinned[b] = 0;
+    renamedAway[b] = 0;
   }
   return schedule;
 }
@@ -172,6 +261,32 @@ struct ScheduledEvents {
       for (size_t f = k == 0 ? 0 : schedule.end[k - 1]; f < schedule.end[k]; ++f)
         visit(ReuseEvent{ReuseEvent::Free, schedule.frees[f]});
     }
+  }
+};
+
+/// The events of ScheduledEvents, made on threads before the planner reads
+/// them: on a large function, reading the lines twice on one thread was
+/// most of the planner's time. The array costs 8 bytes a line and free.
+struct ScheduledEventArray {
+  std::vector<ReuseEvent> events;
+  ScheduledEventArray(const Module &module, const Function &function,
+                      const FreeSchedule &schedule, size_t count) {
+    const size_t n = function.lines.size();
+    events.resize(n + schedule.frees.size());
+    runParts(count, [&](size_t p) {
+      for (size_t k = n * p / count, end = n * (p + 1) / count; k < end; ++k) {
+        const size_t first = k == 0 ? 0 : schedule.end[k - 1];
+        size_t at = k + first;
+        events[at] = reuseEvent(module, function.lines[k]);
+        for (size_t f = first; f < schedule.end[k]; ++f)
+          events[++at] = ReuseEvent{ReuseEvent::Free, schedule.frees[f]};
+      }
+    });
+  }
+  size_t size() const { return events.size(); }
+  template <typename Visit> void operator()(Visit &&visit) const {
+    for (const ReuseEvent &event : events)
+      visit(event);
   }
 };
 
@@ -401,14 +516,19 @@ bool planMemory(Module &module, PassContext &ctx) {
   const auto ranges = functionBufferRanges(module);
   for (unsigned f = 0; f < module.functions.size(); ++f) {
     Function &function = module.functions[f];
-    const FreeSchedule schedule = scheduleFrees(module, function, ranges[f], scratch);
+    const size_t parts = partsFor(ctx, function.lines.size());
+    const FreeSchedule schedule = scheduleFrees(module, function, ranges[f], scratch, parts);
     const bool stats = ctx.options.memoryStats || ctx.options.verifyPlan;
     const bool reuse = strategy == MemoryPlan::Reuse || strategy == MemoryPlan::Pool;
     if (reuse && !stats) {
       // The frees and the reuse plan made on them go in together, each
       // line moved once.
-      insertFrees(function, schedule,
-                  planReuse(module, ScheduledEvents{module, function, schedule}, sizes, always));
+      memory::ReusePlan plan =
+          parts > 1
+              ? planReuse(module, ScheduledEventArray(module, function, schedule, parts), sizes,
+                          always)
+              : planReuse(module, ScheduledEvents{module, function, schedule}, sizes, always);
+      insertFrees(function, schedule, plan);
     } else {
       insertFrees(function, schedule);
       if (stats)

@@ -112,9 +112,9 @@ std::string printPython(const ir::Module &module, unsigned threads) {
   }
 }
 
-/// Reading and printing on threads (one node and one line per thread at
-/// least) must give what one thread gives: the same diagnostics, document,
-/// IR and text.
+/// Reading, compiling and printing on threads (one node and one line per
+/// thread at least) must give what one thread gives: the same diagnostics,
+/// document, IR and text.
 void checkThreads(std::string_view text, const DiagnosticEngine &oneDiag,
                   const graph::Document *one) {
   DiagnosticEngine diag;
@@ -131,11 +131,17 @@ void checkThreads(std::string_view text, const DiagnosticEngine &oneDiag,
     finding("reading on threads changed the diagnostics");
   if (!one)
     return;
-  passes::CompileOptions options;
+  // The document read on threads is also compiled on threads, in parts of
+  // one node and one line at least, the pipeline taking it over as the
+  // driver does (build-wrapper-ir splits only a document it may consume).
+  passes::CompileOptions options, manyOptions;
+  manyOptions.threads = 3;
+  manyOptions.minPerPart = 1;
   ir::Module oneModule, manyModule;
   DiagnosticEngine oneCompile, manyCompile;
   passes::PassContext oneContext{one, options, oneCompile};
-  passes::PassContext manyContext{many.get(), options, manyCompile};
+  const graph::Document *manyDocument = many.get();
+  passes::PassContext manyContext{manyDocument, manyOptions, manyCompile, std::move(many)};
   bool oneOk = passes::runPipeline(passes::buildDefaultPipeline(), oneModule, oneContext);
   bool manyOk = passes::runPipeline(passes::buildDefaultPipeline(), manyModule, manyContext);
   if (oneOk != manyOk || formatAll(oneCompile) != formatAll(manyCompile))

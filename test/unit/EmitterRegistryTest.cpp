@@ -6,6 +6,7 @@
 #include "wirc/support/OutputFile.h"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
@@ -179,15 +180,8 @@ TEST_CASE("concurrent registrations each succeed once and keep earlier emitters 
 TEST_CASE("printing a Python wrapper on several threads changes nothing", "[emit][threads]") {
   // Every fixture and sample that compiles, printed with one line per thread
   // at least, under every memory plan (pools add lines of their own).
-  std::vector<std::filesystem::path> files;
-  for (const char *dir : {"/test/fixtures", "/samples"})
-    for (const auto &entry :
-         std::filesystem::recursive_directory_iterator(std::string(WIRC_SOURCE_DIR) + dir))
-      if (entry.path().extension() == ".json")
-        files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
   int printed = 0;
-  for (const std::filesystem::path &file : files) {
+  for (const std::filesystem::path &file : test::corpusFiles()) {
     INFO(file.string());
     std::string text;
     REQUIRE(readWholeFile(file.string(), text) == "");
@@ -218,4 +212,51 @@ TEST_CASE("printing a Python wrapper on several threads changes nothing", "[emit
     }
   }
   CHECK(printed > 30);
+}
+
+TEST_CASE("compiling on several threads changes nothing", "[passes][threads]") {
+  // build-wrapper-ir, plan-memory and the line-local passes split a large
+  // function into parts, a part a thread. With one node or line a part at
+  // least, every fixture and sample splits many ways; under every memory
+  // plan the IR is that of one thread, and so are the diagnostics of those
+  // that do not compile. Each pipeline takes its document over, as the
+  // driver's does: only then are the nodes built in parts.
+  int compiled = 0;
+  for (const std::filesystem::path &file : test::corpusFiles()) {
+    INFO(file.string());
+    std::string text;
+    REQUIRE(readWholeFile(file.string(), text) == "");
+    for (passes::MemoryPlan plan : {passes::MemoryPlan::Reuse, passes::MemoryPlan::None,
+                                    passes::MemoryPlan::Pool, passes::MemoryPlan::Arena}) {
+      auto run = [&](unsigned threads) {
+        DiagnosticEngine diag;
+        auto doc = test::read(text, diag);
+        if (!doc)
+          return std::string("unread");
+        passes::CompileOptions options;
+        options.memoryPlan = plan;
+        options.threads = threads;
+        options.minPerPart = 1;
+        const graph::Document *document = doc.get();
+        passes::PassContext ctx{document, options, diag, std::move(doc)};
+        ir::Module module;
+        std::string result = passes::runPipeline(passes::buildDefaultPipeline(), module, ctx)
+                                 ? ir::printModule(module)
+                                 : std::string("failed");
+        // Where each kernel call came from, which diagnostics quote.
+        for (const ir::Function &function : module.functions)
+          for (const ir::Line &line : function.lines)
+            if (const auto *call = std::get_if<ir::KernelCallLine>(&line))
+              result += fmt::format("\n{}", function.originOf(*call));
+        for (const Diagnostic &d : diag.diagnostics())
+          result += "\n" + formatDiagnostic(d);
+        return result;
+      };
+      std::string expected = run(1);
+      for (unsigned threads : {2u, 3u, 8u})
+        CHECK(run(threads) == expected);
+      compiled += expected != "unread" && expected.rfind("failed", 0) != 0;
+    }
+  }
+  CHECK(compiled > 30);
 }

@@ -374,3 +374,60 @@ TEST_CASE("the peak profile answers as a plain array of line values", "[plan-mem
     }
   }
 }
+
+TEST_CASE("building and planning in parts on threads gives the lines of one thread",
+          "[plan-memory][build-wrapper-ir][property]") {
+  // build-wrapper-ir, plan-memory and the line-local passes split a large
+  // function into parts, a part a thread. Here every part is one node or
+  // line at least, so random graphs of a few dozen nodes split many ways.
+  // Named views of buffers (defined at first use, keeping their base alive)
+  // and outputs that are views exercise the liveness rules.
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 80; ++trial) {
+    Json json = randomGraph(rng, 4 + trial % 37, trial % 2 == 1);
+    const size_t kernels = json["nodes"].size();
+    for (size_t k = 0; k + 1 < kernels; ++k) {
+      if (rng() % 3 != 0)
+        continue;
+      const Json &base = json["buffers"][k];
+      std::string view = fmt::format("v{}", k);
+      json["buffers"].push_back({{"name", view},
+                                 {"dtype", base["dtype"]},
+                                 {"device", "cuda:0"},
+                                 {"size", {1}},
+                                 {"stride", {1}},
+                                 {"view_of", base["name"]}});
+      if (rng() % 4 == 0) {
+        json["outputs"].push_back({{"buffer", view}});
+        continue;
+      }
+      // Read by a later kernel: the view is defined right before it.
+      size_t reader = k + 1 + rng() % (kernels - k - 1);
+      Json &args = json["nodes"][reader]["args"];
+      args.insert(args.begin(), Json{{"role", "input"}, {"buffer", view}});
+    }
+    const std::string text = json.dump();
+    INFO(text);
+    for (MemoryPlan plan : {MemoryPlan::Reuse, MemoryPlan::None, MemoryPlan::Pool}) {
+      DiagnosticEngine oneDiag, manyDiag;
+      auto one = test::read(text, oneDiag);
+      auto many = test::read(text, manyDiag);
+      REQUIRE(one);
+      REQUIRE(many);
+      passes::CompileOptions oneOptions, manyOptions;
+      oneOptions.memoryPlan = manyOptions.memoryPlan = plan;
+      oneOptions.memoryStats = manyOptions.memoryStats = false;
+      manyOptions.threads = 1 + static_cast<unsigned>(rng() % 6);
+      manyOptions.minPerPart = 1;
+      ir::Module oneModule, manyModule;
+      // Both take their document over, as the driver does: only then does
+      // build-wrapper-ir split its nodes.
+      const graph::Document *oneDoc = one.get(), *manyDoc = many.get();
+      passes::PassContext oneCtx{oneDoc, oneOptions, oneDiag, std::move(one)};
+      passes::PassContext manyCtx{manyDoc, manyOptions, manyDiag, std::move(many)};
+      REQUIRE(passes::runPipeline(passes::buildDefaultPipeline(), oneModule, oneCtx));
+      REQUIRE(passes::runPipeline(passes::buildDefaultPipeline(), manyModule, manyCtx));
+      CHECK(ir::printModule(manyModule) == ir::printModule(oneModule));
+    }
+  }
+}

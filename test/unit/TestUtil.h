@@ -7,8 +7,11 @@
 #include "wirc/ir/WrapperIR.h"
 #include "wirc/passes/Pass.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace wirc::test {
 
@@ -36,6 +39,19 @@ inline bool compile(const graph::Document &doc, ir::Module &module, DiagnosticEn
                     passes::CompileOptions options = {}) {
   passes::PassContext ctx{&doc, options, diag};
   return passes::runPipeline(passes::buildDefaultPipeline(), module, ctx);
+}
+
+/// Every graph document of the repository (test fixtures and samples), in
+/// path order.
+inline std::vector<std::filesystem::path> corpusFiles() {
+  std::vector<std::filesystem::path> files;
+  for (const char *dir : {"/test/fixtures", "/samples"})
+    for (const auto &entry :
+         std::filesystem::recursive_directory_iterator(std::string(WIRC_SOURCE_DIR) + dir))
+      if (entry.path().extension() == ".json")
+        files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 } // namespace wirc::test

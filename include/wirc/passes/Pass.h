@@ -49,9 +49,13 @@ struct CompileOptions {
   /// (MemoryPlanStats::*Expr): needed by --stats and the manifest only, and
   /// costly on large dynamic graphs.
   bool symbolicStats = false;
-  /// Threads a pass may use (line-local passes split a large function over
-  /// two); the output does not depend on it.
+  /// Threads a pass may use (build-wrapper-ir, plan-memory and the
+  /// line-local passes split a large function into parts, a part a
+  /// thread); the output does not depend on it.
   unsigned threads = 1;
+  /// The fewest nodes or lines a part takes: a thread costs about as much as
+  /// half as many lines. Tests lower it to split small functions.
+  size_t minPerPart = 32768;
 };
 
 /// Module::memoryStats as text, one line per function and device (--stats).
