@@ -222,7 +222,7 @@ private:
 
   bool isDefined(BufferId b) const { return defined[b - firstBuffer]; }
   void markDefined(BufferId b) {
-    if (events) [[unlikely]]
+    if (events)
       events->push_back(Event{lines->size(), b, Event::Mark});
     else
       defined[b - firstBuffer] = true;
@@ -232,7 +232,7 @@ private:
 
   /// Defines kernel \p k before its first call.
   void defineKernel(KernelId k) {
-    if (events) [[unlikely]] {
+    if (events) {
       events->push_back(Event{lines->size(), k, Event::Kernel});
     } else if (!definedKernels[k]) {
       definedKernels[k] = true;
@@ -243,7 +243,7 @@ private:
   /// Makes \p b usable: allocates an owned buffer the first time it is
   /// written, or defines a named view (allocating its base first).
   void ensureDefined(BufferId b) {
-    if (events) [[unlikely]] {
+    if (events) {
       events->push_back(Event{lines->size(), b, Event::Ensure});
       return;
     }

@@ -2,12 +2,12 @@
 //
 // name-kernel-args and fold-launch-grids look at one line at a time. On a
 // large function, with more than one core, each runs over parts of the
-// lines at once, a part a thread. Diagnostics must still come in the order, and the number,
-// of a run on one thread: each half reports into a diagnostics engine of its
-// own, and a function whose parts reported anything is run again on this
-// thread alone (as the reader does with its nodes). Only a bad graph pays for
-// the second run, and a pass must give the same lines when run again over
-// lines it has already run over.
+// lines at once, a part a thread. Diagnostics must still come in the order,
+// and the number, of a run on one thread: each part reports into a
+// diagnostics engine of its own, and a function whose parts reported
+// anything is run again on this thread alone (as the reader does with its
+// nodes). Only a bad graph pays for the second run, and a pass must give the
+// same lines when run again over lines it has already run over.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WIRC_LIB_PASSES_LINEPARTS_H

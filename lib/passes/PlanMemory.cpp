@@ -91,9 +91,11 @@ void lowerTo(size_t &slot, size_t i) {
 /// definition; a view's definition counts where it comes before the view's
 /// first use. Uses and definitions commute within those bounds, which the
 /// parts keep with atomic maxima and minima; the rest is worked out per
-/// buffer afterwards.
-void scanInParts(const Module &module, const Function &function,
-                 std::pair<BufferId, BufferId> range, FreeScratch &scratch, size_t count) {
+/// buffer afterwards. Returns the output lines, in order, for the caller to
+/// pin.
+std::vector<size_t> scanInParts(const Module &module, const Function &function,
+                                std::pair<BufferId, BufferId> range, FreeScratch &scratch,
+                                size_t count) {
   const size_t n = function.lines.size();
   if (scratch.firstDef.empty()) {
     scratch.firstDef.assign(scratch.lastUse.size(), kNever);
@@ -135,14 +137,10 @@ void scanInParts(const Module &module, const Function &function,
     scratch.firstDef[b] = kNever;
     scratch.firstUse[b] = kNever;
   }
+  std::vector<size_t> all;
   for (const std::vector<size_t> &part : outputs)
-    for (size_t i : part)
-      for (const Value &v : std::get<OutputLine>(function.lines[i]).outputs)
-        forEachBuffer(v, [&](BufferId b) {
-          scratch.pinned[b] = 1;
-          scratch.pinned[module.buffers[b].kind == BufferKind::View ? module.buffers[b].viewBase
-                                                                    : b] = 1;
-        });
+    all.insert(all.end(), part.begin(), part.end());
+  return all;
 }
 
 FreeSchedule scheduleFrees(const Module &module, const Function &function,
@@ -173,7 +171,9 @@ FreeSchedule scheduleFrees(const Module &module, const Function &function,
     pinned[storageOf(b)] = 1;
   };
   if (parts > 1)
-    scanInParts(module, function, range, scratch, parts);
+    for (size_t output : scanInParts(module, function, range, scratch, parts))
+      for (const Value &v : std::get<OutputLine>(function.lines[output]).outputs)
+        forEachBuffer(v, pin);
   for (; parts < 2 && i < n; ++i) {
     const Line &line = function.lines[i];
     if (const auto *output = std::get_if<OutputLine>(&line)) {
