@@ -499,8 +499,14 @@ private:
 
 /// Buffer tables from which the reader has their pages faulted in ahead.
 constexpr size_t kPopulateBuffersFrom = 65536;
-/// Nodes from which the node table's pages are faulted in on another core.
+/// Slots (nodes, buffers) from which a table's pages are faulted in on
+/// another core as the slots are made.
 constexpr size_t kPopulateNodesFrom = 65536;
+/// Threads from which the document is parsed, and its buffer table read, in
+/// parts. With two, faulting the records in on the second core (the page
+/// populator) gains as much as parsing there (docs/performance.md, rounds 18
+/// and 26).
+constexpr unsigned kPartsFromThreads = 4;
 
 /// The table a name is defined in.
 enum class NameTable : uint8_t { Symbols, Kernels, Subgraphs, Inputs, Constants, Buffers, Params };
@@ -991,6 +997,12 @@ private:
   /// pays. Runs that report anything are read again on this thread alone, so
   /// that diagnostics come in document order, as they would without threads.
   void readAllNodes(const Json &nodes, const Ptr &np, std::vector<Node> &out);
+  /// Reads a buffer record into \p buffer, all but claiming its name, which
+  /// is \p spelled (a view into the document).
+  bool readBuffer(const Json &b, const Ptr &p, Buffer &buffer, std::string_view &spelled);
+  /// Resizes \p table to \p size default slots, their pages faulted in on
+  /// another core ahead of the making where the table grows by many.
+  template <typename T> void makeSlots(std::vector<T> &table, size_t size);
   /// Reads into \p arg, a default KernelArg (in place: a graph has many).
   bool readKernelArg(const Json &value, const Ptr &pointer, KernelArg &arg);
   std::optional<std::string_view> readOpName(const Json &value, const Ptr &pointer);
@@ -1014,8 +1026,14 @@ std::unique_ptr<Document> Reader::read(std::string_view text) {
   }
   source = text;
   json::ParseError parseError;
-  std::unique_ptr<json::Document> parsed =
-      json::Document::parse(text, limits.maxNesting, parseError, limits.threads > 1);
+  json::ParseOptions parseOptions;
+  parseOptions.maxDepth = limits.maxNesting;
+  parseOptions.threads = limits.threads >= kPartsFromThreads ? limits.threads : 1;
+  parseOptions.partsFrom = limits.partsFrom;
+  parseOptions.minPartBytes =
+      std::min(parseOptions.minPartBytes, std::max<size_t>(limits.partsFrom / 4, 256));
+  parseOptions.populate = limits.threads > 1;
+  std::unique_ptr<json::Document> parsed = json::Document::parse(text, parseOptions, parseError);
   if (!parsed) {
     diag.errorAt(positionOfOffset(text, parseError.offset),
                  fmt::format("malformed JSON: {}", parseError.message));
@@ -2826,24 +2844,31 @@ bool Reader::readNodes(const Json &nodes, const Ptr &np, size_t begin, size_t en
   return ok;
 }
 
+template <typename T> void Reader::makeSlots(std::vector<T> &table, size_t size) {
+  // The second core has nothing to do yet: it faults a large table's pages
+  // in ahead of the slots being made.
+  if (limits.threads >= 2 && size - table.size() >= kPopulateNodesFrom) {
+    table.reserve(size);
+    PagePopulator populator(size_t(32) << 20);
+    while (table.size() < size) {
+      populator.report(0, table.data(), table.size() * sizeof(T), table.capacity() * sizeof(T));
+      table.resize(std::min(table.size() + 8192, size));
+    }
+  } else {
+    table.resize(size);
+  }
+}
+
 void Reader::readAllNodes(const Json &nodes, const Ptr &np, std::vector<Node> &out) {
   const size_t n = nodes.size();
   const size_t base = out.size();
   const size_t perThread = std::max<size_t>(limits.minNodesPerThread, 1);
   const size_t threads = std::min<size_t>(limits.threads, n / perThread);
-  // Read in place: every node's slot exists before any thread starts. The
-  // second core has nothing to do yet: it faults a large table's pages in
-  // ahead of the slots being made.
-  if (threads >= 2 && n >= kPopulateNodesFrom) {
-    out.reserve(base + n);
-    PagePopulator populator(size_t(32) << 20);
-    while (out.size() < base + n) {
-      populator.report(0, out.data(), out.size() * sizeof(Node), out.capacity() * sizeof(Node));
-      out.resize(std::min(out.size() + 8192, base + n));
-    }
-  } else {
+  // Read in place: every node's slot exists before any thread starts.
+  if (threads >= 2)
+    makeSlots(out, base + n);
+  else
     out.resize(base + n);
-  }
   auto readAlone = [&] {
     size_t count = base;
     // The first node's text is where the unread text begins: what comes
@@ -2881,6 +2906,62 @@ void Reader::readAllNodes(const Json &nodes, const Ptr &np, std::vector<Node> &o
     out.resize(base + n);
     readAlone();
   }
+}
+
+bool Reader::readBuffer(const Json &b, const Ptr &p, Buffer &buffer, std::string_view &spelled) {
+    std::optional<Json> fields[10];
+    if (!expectObject(b, p, kBufferKeys, "a buffer", fields))
+      return false;
+    std::optional<Json> name = required(fields[0], p, "name", "a buffer");
+    if (!name)
+      return false;
+    auto n = getDefinedName(*name, p + "/name", "buffer");
+    if (!n)
+      return false;
+    buffer.name = *n;
+    spelled = *n;
+    if (const std::optional<Json> &removed = fields[7]) {
+      if (!expectType(*removed, p + "/removed", Json::value_t::boolean, "a boolean"))
+        return false;
+      buffer.removed = removed->get<bool>();
+    }
+    if (const std::optional<Json> &tuple = fields[8]) {
+      if (!expectType(*tuple, p + "/tuple", Json::value_t::boolean, "a boolean"))
+        return false;
+      buffer.isTuple = tuple->get<bool>();
+    }
+    if (const std::optional<Json> &aliases = fields[9]) {
+      if (!expectType(*aliases, p + "/aliases_input", Json::value_t::boolean, "a boolean"))
+        return false;
+      buffer.aliasesInput = aliases->get<bool>();
+      if (buffer.aliasesInput && (buffer.isTuple || buffer.removed || fields[6])) {
+        error(p + "/aliases_input", "'aliases_input' is for a tensor an op returns, not a "
+                                    "tuple, removed or view_of buffer");
+        return false;
+      }
+    }
+    if (buffer.isTuple) {
+      bool clean = true;
+      for (const char *key : {"dtype", "device", "size", "stride", "offset", "view_of",
+                              "removed"})
+        if (b.contains(key)) {
+          error(child(p, key), fmt::format("field '{}' is not allowed in a tuple buffer",
+                                                key));
+          clean = false;
+        }
+      if (!clean)
+        return false;
+    } else {
+      if (!readLayout(b, p, "a buffer", fields + 1, buffer.layout))
+        return false;
+    }
+    if (const std::optional<Json> &viewOf = fields[6]) {
+      auto base = getName(*viewOf, p + "/view_of", "buffer");
+      if (!base)
+        return false;
+      buffer.viewOf = *base;
+    }
+  return true;
 }
 
 bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
@@ -3037,79 +3118,73 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
   if (buffers) {
     Ptr bp = pointer + "/buffers";
     if (expectType(*buffers, bp, Json::value_t::array, "an array of buffers")) {
-      // Read in place: a graph has many.
-      auto readBuffer = [&](size_t i, Buffer &buffer) -> bool {
-        Ptr p = child(bp, i);
-        const Json &b = (*buffers)[i];
-        std::optional<Json> fields[10];
-        if (!expectObject(b, p, kBufferKeys, "a buffer", fields))
-          return false;
-        std::optional<Json> name = required(fields[0], p, "name", "a buffer");
-        if (!name)
-          return false;
-        auto n = getDefinedName(*name, p + "/name", "buffer");
-        if (!n)
-          return false;
-        buffer.name = *n;
-        if (const std::optional<Json> &removed = fields[7]) {
-          if (!expectType(*removed, p + "/removed", Json::value_t::boolean, "a boolean"))
-            return false;
-          buffer.removed = removed->get<bool>();
+      const size_t n = buffers->size();
+      const size_t tensorBase = graph.inputs.size() + graph.constants.size();
+      // Reads buffers from \p from on, claiming each name after reading it.
+      auto readAlone = [&](size_t from) {
+        // The second core has nothing to do yet: it faults the buffer
+        // table's pages in ahead of the reading.
+        std::optional<PagePopulator> populator;
+        if (limits.threads > 1 && n - from >= kPopulateBuffersFrom)
+          populator.emplace(size_t(32) << 20);
+        for (size_t i = from; i < n; ++i) {
+          if (populator && i % 4096 == 0) {
+            populator->report(0, graph.buffers.data(), graph.buffers.size() * sizeof(Buffer),
+                              graph.buffers.capacity() * sizeof(Buffer));
+          }
+          Ptr p = child(bp, i);
+          std::string_view spelled;
+          if (!readBuffer((*buffers)[i], p, graph.buffers.emplace_back(), spelled) ||
+              !claimName(spelled, p + "/name", names,
+                         tensorSite(NameTable::Buffers, i,
+                                    tensorBase + graph.buffers.size() - 1)))
+            graph.buffers.pop_back();
         }
-        if (const std::optional<Json> &tuple = fields[8]) {
-          if (!expectType(*tuple, p + "/tuple", Json::value_t::boolean, "a boolean"))
-            return false;
-          buffer.isTuple = tuple->get<bool>();
-        }
-        if (const std::optional<Json> &aliases = fields[9]) {
-          if (!expectType(*aliases, p + "/aliases_input", Json::value_t::boolean, "a boolean"))
-            return false;
-          buffer.aliasesInput = aliases->get<bool>();
-          if (buffer.aliasesInput && (buffer.isTuple || buffer.removed || fields[6])) {
-            error(p + "/aliases_input", "'aliases_input' is for a tensor an op returns, not a "
-                                        "tuple, removed or view_of buffer");
-            return false;
+      };
+      graph.buffers.reserve(n);
+      const size_t threads =
+          limits.threads < kPartsFromThreads
+              ? 1
+              : std::min<size_t>(limits.threads, n / std::max<size_t>(limits.minNodesPerThread, 1));
+      if (threads < 2) {
+        readAlone(0);
+      } else {
+        // The records are read in parts, on threads, with diagnostics of
+        // their own; names are then claimed here, in order. Anything to
+        // report sends the table back to this thread alone, from its start
+        // or from the first name taken twice, so that diagnostics come as
+        // they would without threads.
+        makeSlots(graph.buffers, n);
+        std::vector<std::string_view> spelled(n);
+        struct Part {
+          DiagnosticEngine diag;
+          bool ok = true;
+        };
+        std::vector<Part> parts(threads);
+        static const std::function<void(size_t, size_t)> kNoReport;
+        runParts(threads, [&](size_t t) {
+          Part &part = parts[t];
+          Reader reader(*this, part.diag, kNoReport);
+          for (size_t i = n * t / threads, end = n * (t + 1) / threads; i < end; ++i)
+            part.ok &= reader.readBuffer((*buffers)[i], child(bp, i), graph.buffers[i], spelled[i]);
+        });
+        bool quiet = std::all_of(parts.begin(), parts.end(), [](const Part &part) {
+          return part.ok && part.diag.diagnostics().empty();
+        });
+        if (!quiet) {
+          graph.buffers.clear();
+          readAlone(0);
+        } else {
+          for (size_t i = 0; i < n; ++i) {
+            Ptr p = child(bp, i);
+            if (!claimName(spelled[i], p + "/name", names,
+                           tensorSite(NameTable::Buffers, i, tensorBase + i))) {
+              graph.buffers.resize(i);
+              readAlone(i + 1);
+              break;
+            }
           }
         }
-        if (buffer.isTuple) {
-          bool clean = true;
-          for (const char *key : {"dtype", "device", "size", "stride", "offset", "view_of",
-                                  "removed"})
-            if (b.contains(key)) {
-              error(child(p, key), fmt::format("field '{}' is not allowed in a tuple buffer",
-                                                    key));
-              clean = false;
-            }
-          if (!clean)
-            return false;
-        } else {
-          if (!readLayout(b, p, "a buffer", fields + 1, buffer.layout))
-            return false;
-        }
-        if (const std::optional<Json> &viewOf = fields[6]) {
-          auto base = getName(*viewOf, p + "/view_of", "buffer");
-          if (!base)
-            return false;
-          buffer.viewOf = *base;
-        }
-        return claimName(*n, p + "/name", names,
-                         tensorSite(NameTable::Buffers, i,
-                                    graph.inputs.size() + graph.constants.size() +
-                                        graph.buffers.size() - 1));
-      };
-      graph.buffers.reserve(buffers->size());
-      // The second core has nothing to do yet: it faults the buffer table's
-      // pages in ahead of the reading.
-      std::optional<PagePopulator> populator;
-      if (limits.threads > 1 && buffers->size() >= kPopulateBuffersFrom)
-        populator.emplace(size_t(32) << 20);
-      for (size_t i = 0; i < buffers->size(); ++i) {
-        if (populator && i % 4096 == 0) {
-          populator->report(0, graph.buffers.data(), i * sizeof(Buffer),
-                            graph.buffers.capacity() * sizeof(Buffer));
-        }
-        if (!readBuffer(i, graph.buffers.emplace_back()))
-          graph.buffers.pop_back();
       }
       // A view may name a later buffer: resolved once all are known.
       for (Buffer &buffer : graph.buffers)

@@ -1,9 +1,11 @@
 //===- Json.cpp - A fast, strict JSON reader ------------------------------===//
 #include "wirc/support/Json.h"
 #include "wirc/support/PagePopulator.h"
+#include "wirc/support/Parallel.h"
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -18,14 +20,40 @@ namespace wirc::json {
 
 using value_t = Value::value_t;
 
+/// A part of a large document: elements of one array, from `start` on,
+/// parsed on a thread of its own (see PartedParse).
+struct Part {
+  const char *commaEnd; ///< just past the comma before `start`
+  const char *start;    ///< the first byte of the part's first element
+  /// The part stops after the first comma of its array that ends at or
+  /// past this (the next part's commaEnd), or at the array's ']'.
+  uintptr_t stopAt = UINTPTR_MAX;
+  enum State : uint8_t { Pending, Claimed, Parsed, Failed, Skipped };
+  std::atomic<uint8_t> state{Pending};
+  std::unique_ptr<detail::Segment> segment;
+  // What a parsed part found:
+  const char *resume = nullptr; ///< where it stopped: just past a comma, or at ']'
+  bool closed = false;          ///< stopped at ']'
+  size_t depth = 0;             ///< deepest nesting in it, the array counted
+  uint32_t elementsBase = 0;    ///< its elements of the array, in segment->children
+  uint32_t elementCount = 0;
+};
+
+class PartedParse;
+
 class Parser {
 public:
-  Parser(std::string_view text, unsigned maxDepth, Document &doc, bool populate)
+  Parser(std::string_view text, unsigned maxDepth, detail::Segment &seg, bool populate)
       : begin(text.data()), end(text.data() + text.size()), p(text.data()),
-        maxDepth(maxDepth), populate(populate), doc(doc),
+        maxDepth(maxDepth), populate(populate), seg(seg),
         loadLimit(text.size() >= 16 ? reinterpret_cast<uintptr_t>(end - 16) : 0) {}
 
-  bool run(ParseError &error) {
+  /// Parses the whole text. With \p parted, parts that other threads parsed
+  /// are taken in where this parse reaches them, and \p kept receives their
+  /// segments.
+  bool run(ParseError &error, PartedParse *parted = nullptr,
+           std::vector<std::unique_ptr<detail::Segment>> *kept = nullptr,
+           const char *firstPart = nullptr) {
     // Upper estimates: untouched capacity costs address space, not memory.
     size_t bytes = static_cast<size_t>(end - begin);
     // Numbers keep their spelling as a 32-bit offset into the text.
@@ -33,22 +61,46 @@ public:
       fail("the document is 4 GiB or larger");
       return report(error);
     }
-    doc.source = begin;
-    doc.nodes.reserve(bytes / 8 + 16);
-    doc.members.reserve(bytes / 16 + 16);
-    doc.children.reserve(bytes / 32 + 16);
+    this->parted = parted;
+    this->kept = kept;
+    if (parted) {
+      nextSplice();
+      // Parts are parsed elsewhere: this parse reserves for what comes
+      // before the first (an overrun grows the arrays).
+      bytes = static_cast<size_t>(firstPart - begin);
+    }
+    seg.source = begin;
+    seg.nodes.reserve(bytes / 8 + 16);
+    seg.members.reserve(bytes / 16 + 16);
+    seg.children.reserve(bytes / 32 + 16);
     // Records of a large document are faulted in on another core, ahead of
     // the parser. Faulting in is slower than parsing, so the window is wide:
     // what the populator gets done at all, the parser need not.
-    if (populate && bytes >= kPopulateFrom)
+    if (populate && !parted && bytes >= kPopulateFrom)
       populator.emplace(std::clamp<size_t>(bytes / 2, size_t(8) << 20, size_t(128) << 20));
-    if (!scan())
+    if (!scan<false>())
       return report(error);
     skipSpace();
     if (p != end) {
       fail("unexpected characters after the document");
       return report(error);
     }
+    return true;
+  }
+
+  /// Parses \p part alone: false if it is malformed (or anything else goes
+  /// wrong), which the whole parse then reports where it reaches it.
+  bool runPart(Part &part) {
+    p = part.start;
+    stopAt = part.stopAt;
+    seg.source = begin;
+    if (!scan<true>())
+      return false;
+    part.resume = p;
+    part.closed = partClosed;
+    part.depth = deepest;
+    part.elementsBase = partElementsBase;
+    part.elementCount = partElementCount;
     return true;
   }
 
@@ -60,13 +112,13 @@ private:
   unsigned maxDepth;
   bool populate;
   static constexpr size_t kPopulateFrom = size_t(16) << 20;
-  Document &doc;
+  detail::Segment &seg;
   /// The last address that sixteen bytes of the text can be loaded from.
   uintptr_t loadLimit;
   size_t errorPos = 0;
   std::string errorMessage;
   PodArray<uint32_t> scratch; ///< children of the containers being parsed
-  PodArray<Document::MemberRef> memberScratch;
+  PodArray<detail::MemberRef> memberScratch;
 
   bool report(ParseError &error) {
     error.offset = errorPos;
@@ -178,8 +230,8 @@ private:
     return at;
   }
 
-  Document::Node &newNode(value_t type) {
-    Document::Node &node = doc.nodes.append();
+  detail::Node &newNode(value_t type) {
+    detail::Node &node = seg.nodes.append();
     node.type = type;
     node.boolean = false;
     node.spellingSize = 0;
@@ -249,7 +301,7 @@ private:
       p = start;
       return fail("number is spelled in more than 65535 bytes");
     }
-    Document::Node &node = newNode(value_t::number_float);
+    detail::Node &node = newNode(value_t::number_float);
     node.setSpelling(static_cast<size_t>(start - begin), spelling.size());
     if (integral && intDigits <= 18) {
       node.type = value_t::number_integer;
@@ -387,9 +439,9 @@ private:
         return fail("control character in a string; it must be escaped");
       if (c == '\\') {
         if (!decoded) {
-          doc.decoded.push_back(
+          seg.decoded.push_back(
               std::make_unique<std::string>(start, static_cast<size_t>(p - start)));
-          decoded = doc.decoded.back().get();
+          decoded = seg.decoded.back().get();
         }
         ++p;
         if (p == end)
@@ -469,7 +521,7 @@ private:
     size_t count = memberScratch.size() - base;
     if (count <= 16) {
       // Report the smallest duplicate name, as the sorted scan below does.
-      const Document::MemberRef *m = memberScratch.data() + base;
+      const detail::MemberRef *m = memberScratch.data() + base;
       std::string_view duplicate;
       bool found = false;
       for (size_t i = 0; i < count; ++i)
@@ -552,17 +604,17 @@ private:
     return populator ? std::min(nodeCapacity, nodeCount + kReportEvery) : nodeCapacity;
   }
 
-  [[gnu::noinline]] Document::Node *limitReached(Document::Node *nodes, size_t nodeCount) {
+  [[gnu::noinline]] detail::Node *limitReached(detail::Node *nodes, size_t nodeCount) {
     if (nodeCount == nodeCapacity)
-      nodes = grow(doc.nodes, nodeCount, nodeCapacity);
+      nodes = grow(seg.nodes, nodeCount, nodeCapacity);
     if (populator) {
-      populator->report(0, nodes, nodeCount * sizeof(Document::Node),
-                        nodeCapacity * sizeof(Document::Node));
-      populator->report(1, doc.members.data(), doc.members.size() * sizeof(Document::MemberRef),
-                        (doc.members.size() + doc.members.capacityLeft()) *
-                            sizeof(Document::MemberRef));
-      populator->report(2, doc.children.data(), doc.children.size() * sizeof(uint32_t),
-                        (doc.children.size() + doc.children.capacityLeft()) * sizeof(uint32_t));
+      populator->report(0, nodes, nodeCount * sizeof(detail::Node),
+                        nodeCapacity * sizeof(detail::Node));
+      populator->report(1, seg.members.data(), seg.members.size() * sizeof(detail::MemberRef),
+                        (seg.members.size() + seg.members.capacityLeft()) *
+                            sizeof(detail::MemberRef));
+      populator->report(2, seg.children.data(), seg.children.size() * sizeof(uint32_t),
+                        (seg.children.size() + seg.children.capacityLeft()) * sizeof(uint32_t));
     }
     nodeLimit = nextLimit(nodeCount);
     return nodes;
@@ -612,9 +664,39 @@ private:
     /// Objects: two member names share a signature bit (see signatureBit);
     /// only then are names compared.
     bool collision;
+    /// Arrays: parts parsed on other threads were taken in (see closeFar).
+    bool far;
     uint64_t seen; ///< signature bits of the member names so far
   };
   PodArray<Frame> frames;
+
+  // Taking in parts parsed on other threads (the whole parse only).
+  PartedParse *parted = nullptr;
+  std::vector<std::unique_ptr<detail::Segment>> *kept = nullptr;
+  size_t nextPart = 0; ///< the first part not yet reached
+  /// The next part's commaEnd, as an address: the scan checks at each
+  /// array comma whether it has come that far.
+  uintptr_t spliceAt = UINTPTR_MAX;
+  /// Parts taken into the arrays being parsed: before the element at
+  /// scratch index `at` (or at the end), in order.
+  struct Splice {
+    size_t at;
+    const detail::Segment *segment;
+    uint32_t elementsBase;
+    uint32_t elementCount;
+  };
+  PodArray<Splice> splices;
+  enum SpliceResult { kNothingTaken, kTakenGoOn, kTakenClosed };
+  void nextSplice();
+  SpliceResult trySplice(const char *&q, Frame *top, size_t elementCount, size_t depth);
+  void closeFar(detail::Node &node, size_t base, const uint32_t *elements, size_t elementCount);
+
+  // Parsing a part (runPart).
+  uintptr_t stopAt = UINTPTR_MAX;
+  size_t deepest = 0;
+  bool partClosed = false;
+  uint32_t partElementsBase = 0;
+  uint32_t partElementCount = 0;
 
   /// What a byte can start.
   enum : uint8_t { kBad, kBlank, kObject, kArray, kString, kNumber, kLiteral };
@@ -634,15 +716,16 @@ private:
   /// One pass over the document with an explicit stack of open containers.
   /// The position, the stack top and the ends of the arrays being appended
   /// to live in locals, so that stores into records do not make the compiler
-  /// reload them, and no value costs a call.
-  bool scan() {
+  /// reload them, and no value costs a call. \p IsPart: a part's elements
+  /// (runPart), under an array of its own that has no record.
+  template <bool IsPart> bool scan() {
     const char *q = p;
     const char *const e = end;
-    Document::Node *nodes = doc.nodes.data();
-    size_t nodeCount = doc.nodes.size();
-    nodeCapacity = nodeCount + doc.nodes.capacityLeft();
+    detail::Node *nodes = seg.nodes.data();
+    size_t nodeCount = seg.nodes.size();
+    nodeCapacity = nodeCount + seg.nodes.capacityLeft();
     nodeLimit = nextLimit(nodeCount);
-    Document::MemberRef *pending = memberScratch.data();
+    detail::MemberRef *pending = memberScratch.data();
     size_t pendingCount = memberScratch.size();
     pendingCapacity = pendingCount + memberScratch.capacityLeft();
     uint32_t *elements = scratch.data();
@@ -654,11 +737,11 @@ private:
     Frame *top = nullptr;
 
     // A new record, numbered in document order.
-    auto newNode = [&](value_t type) __attribute__((always_inline)) -> Document::Node & {
+    auto newNode = [&](value_t type) __attribute__((always_inline)) -> detail::Node & {
       if (nodeCount == nodeLimit) [[unlikely]] {
         nodes = limitReached(nodes, nodeCount);
       }
-      Document::Node &node = nodes[nodeCount++];
+      detail::Node &node = nodes[nodeCount++];
       node.type = type;
       node.boolean = false;
       node.spellingSize = 0;
@@ -684,7 +767,9 @@ private:
       }
       top = stack + depth++;
       *top = {static_cast<uint32_t>(nodeCount), static_cast<uint32_t>(base),
-              type == value_t::object, false, 0};
+              type == value_t::object, false, false, 0};
+      if constexpr (IsPart)
+        deepest = std::max(deepest, depth);
       newNode(type);
       ++q;
     };
@@ -698,6 +783,17 @@ private:
       }
       elements[elementCount++] = static_cast<uint32_t>(nodeCount);
     };
+
+    if constexpr (IsPart) {
+      // The part's array: depth 1, as the array is in the whole parse.
+      if (stackCapacity == 0)
+        stack = grow(frames, 0, stackCapacity);
+      top = stack;
+      depth = 1;
+      deepest = 1;
+      *top = {UINT32_MAX, static_cast<uint32_t>(elementCount), false, false, false, 0};
+      pushElement();
+    }
 
   value:
     // At a value or the whitespace before it.
@@ -748,7 +844,7 @@ private:
       goto next;
     }
     case kLiteral: {
-      Document::Node &node = newNode(*q == 'n' ? value_t::null : value_t::boolean);
+      detail::Node &node = newNode(*q == 'n' ? value_t::null : value_t::boolean);
       node.boolean = *q == 't';
       p = q;
       if (!literal(*q == 't' ? "true" : *q == 'f' ? "false" : "null"))
@@ -770,7 +866,7 @@ private:
           while (t != e && isDigit(*t))
             magnitude = magnitude * 10 + static_cast<unsigned>(*t++ - '0');
         if (t - d <= 18 && (t == e || (*t != '.' && *t != 'e' && *t != 'E'))) {
-          Document::Node &node = newNode(value_t::number_integer);
+          detail::Node &node = newNode(value_t::number_integer);
           node.setSpelling(static_cast<size_t>(start - begin), static_cast<size_t>(t - start));
           node.i = *start == '-' ? -static_cast<int64_t>(magnitude)
                                  : static_cast<int64_t>(magnitude);
@@ -778,15 +874,15 @@ private:
           goto next;
         }
       }
-      // parseNumber appends its record through doc.nodes.
-      doc.nodes.resize(nodeCount);
+      // parseNumber appends its record through seg.nodes.
+      seg.nodes.resize(nodeCount);
       p = q;
       if (!parseNumber())
         return false;
       q = p;
-      nodes = doc.nodes.data();
-      nodeCount = doc.nodes.size();
-      nodeCapacity = nodeCount + doc.nodes.capacityLeft();
+      nodes = seg.nodes.data();
+      nodeCount = seg.nodes.size();
+      nodeCapacity = nodeCount + seg.nodes.capacityLeft();
       nodeLimit = nextLimit(nodeCount);
       goto next;
     }
@@ -868,14 +964,23 @@ private:
             return false;
         }
         size_t count = pendingCount - top->base;
-        Document::Node &node = nodes[top->node];
-        node.first = static_cast<uint32_t>(doc.members.size());
+        detail::Node &node = nodes[top->node];
+        node.first = static_cast<uint32_t>(seg.members.size());
         node.count = static_cast<uint32_t>(count);
-        copySmall(doc.members.extend(count), pending + top->base, count);
+        copySmall(seg.members.extend(count), pending + top->base, count);
         pendingCount = top->base;
       } else {
         if (q != e && *q == ',') {
           ++q;
+          if constexpr (IsPart) {
+            if (depth == 1 && reinterpret_cast<uintptr_t>(q) >= stopAt) [[unlikely]] {
+              partClosed = false;
+              break;
+            }
+          } else if (reinterpret_cast<uintptr_t>(q) >= spliceAt) [[unlikely]] {
+            if (trySplice(q, top, elementCount, depth) == kTakenClosed)
+              continue; // at the array's ']'
+          }
           pushElement();
           goto value;
         }
@@ -884,48 +989,320 @@ private:
           return fail(
               fmt::format("unexpected {}; expected ',' or ']' in an array", describe()));
         }
+        if constexpr (IsPart) {
+          if (depth == 1) {
+            partClosed = true; // the ']' is the whole parse's to read
+            break;
+          }
+        }
         ++q;
         size_t count = elementCount - top->base;
-        Document::Node &node = nodes[top->node];
-        node.first = static_cast<uint32_t>(doc.children.size());
+        detail::Node &node = nodes[top->node];
+        if constexpr (!IsPart) {
+          if (top->far) [[unlikely]] {
+            closeFar(node, top->base, elements, elementCount);
+            elementCount = top->base;
+            close();
+            continue;
+          }
+        }
+        node.first = static_cast<uint32_t>(seg.children.size());
         node.count = static_cast<uint32_t>(count);
-        copySmall(doc.children.extend(count), elements + top->base, count);
+        copySmall(seg.children.extend(count), elements + top->base, count);
         elementCount = top->base;
       }
       close();
     }
-    doc.nodes.resize(nodeCount);
+    seg.nodes.resize(nodeCount);
     memberScratch.resize(pendingCount);
+    if constexpr (IsPart) {
+      // The part's elements, where the whole parse can find them.
+      partElementsBase = static_cast<uint32_t>(seg.children.size());
+      partElementCount = static_cast<uint32_t>(elementCount);
+      seg.children.append(elements, elementCount);
+      elementCount = 0;
+    }
     scratch.resize(elementCount);
     p = q;
     return true;
   }
 };
 
-std::unique_ptr<Document> Document::parse(std::string_view text, unsigned maxDepth,
-                                          ParseError &error, bool populate) {
+/// A large document parsed on several threads. Raw newlines cannot occur in
+/// a JSON string, so a line that starts with '{' or '[' after a line that
+/// ends in ',' starts an element of some array. The text is split at such
+/// lines into parts; other threads parse each part's elements on their own,
+/// into segments of their own, while this thread parses the document from
+/// the start. Where it comes to a part's first element, just past the comma
+/// before it, the part's elements are what it would parse next: it takes
+/// them in and goes on from where the part stopped. A part it does not come
+/// to that way (a split inside something else), or one that failed, it
+/// parses itself, so the document and its errors are those of a parse on
+/// one thread.
+class PartedParse {
+public:
+  PartedParse(std::string_view text, const ParseOptions &options)
+      : text(text), maxDepth(options.maxDepth) {
+    const char *begin = text.data();
+    const char *end = begin + text.size();
+    const size_t partBytes =
+        std::max<size_t>(options.minPartBytes, text.size() / (size_t(options.threads) * 4));
+    // Where a part may start: found near every partBytes-th byte, or not at
+    // all for that stretch if no such line is near.
+    constexpr size_t kSearch = size_t(64) << 10;
+    std::vector<std::pair<const char *, const char *>> splits;
+    for (const char *target = begin + partBytes; end - target > 0;) {
+      const char *at = target;
+      const char *limit = end - target > static_cast<ptrdiff_t>(kSearch) ? target + kSearch : end;
+      bool found = false;
+      while (at < limit) {
+        const char *newline =
+            static_cast<const char *>(std::memchr(at, '\n', static_cast<size_t>(limit - at)));
+        if (!newline)
+          break;
+        const char *before = newline;
+        while (before > begin && isBlank(before[-1]))
+          --before;
+        const char *after = newline + 1;
+        while (after < end && isBlank(*after))
+          ++after;
+        if (before > begin && before[-1] == ',' && after < end && (*after == '{' || *after == '[')) {
+          splits.emplace_back(before, after);
+          found = true;
+          at = after;
+          break;
+        }
+        at = newline + 1;
+      }
+      if (end - at <= static_cast<ptrdiff_t>(partBytes))
+        break;
+      target = found ? at + partBytes : target + partBytes;
+    }
+    count = splits.size();
+    parts = std::make_unique<Part[]>(count);
+    // Each part's records: upper estimates, as for the whole parse, side by
+    // side in one block per kind of record, which the thread that frees them
+    // reserves (an allocator then finds their pages where it looks next).
+    std::vector<size_t> bytes(count);
+    size_t nodes = 0, members = 0, children = 0;
+    for (size_t i = 0; i < count; ++i) {
+      Part &part = parts[i];
+      part.commaEnd = splits[i].first;
+      part.start = splits[i].second;
+      const char *stop = i + 1 < count ? splits[i + 1].first : end;
+      if (i + 1 < count)
+        part.stopAt = reinterpret_cast<uintptr_t>(stop);
+      bytes[i] = static_cast<size_t>(stop - part.start);
+      nodes += bytes[i] / 8 + 16;
+      members += bytes[i] / 16 + 16;
+      children += bytes[i] / 32 + 16;
+    }
+    pool->nodes.reserve(nodes);
+    pool->members.reserve(members);
+    pool->children.reserve(children);
+    nodes = members = children = 0;
+    for (size_t i = 0; i < count; ++i) {
+      detail::Segment &segment = *(parts[i].segment = std::make_unique<detail::Segment>());
+      segment.nodes.borrow(pool->nodes.data() + nodes, bytes[i] / 8 + 16);
+      segment.members.borrow(pool->members.data() + members, bytes[i] / 16 + 16);
+      segment.children.borrow(pool->children.data() + children, bytes[i] / 32 + 16);
+      nodes += bytes[i] / 8 + 16;
+      members += bytes[i] / 16 + 16;
+      children += bytes[i] / 32 + 16;
+    }
+  }
+
+  /// Claims the next part no thread has and parses it; false once every part
+  /// has been handed out.
+  bool parseNext() {
+    size_t k = nextClaim.fetch_add(1, std::memory_order_relaxed);
+    if (k >= count)
+      return false;
+    uint8_t expected = Part::Pending;
+    if (parts[k].state.compare_exchange_strong(expected, Part::Claimed,
+                                                std::memory_order_acq_rel))
+      parse(parts[k]);
+    return true;
+  }
+
+  /// The whole parse has come to \p part: true if its elements are parsed
+  /// and well-formed, false if they are for the whole parse to parse. A
+  /// part nobody has started is parsed here, as a part (so that what is
+  /// taken in does not depend on timing); while another thread has it,
+  /// this one parses other parts.
+  bool await(Part &part) {
+    uint8_t state = Part::Pending;
+    if (part.state.compare_exchange_strong(state, Part::Claimed, std::memory_order_acq_rel))
+      parse(part);
+    while ((state = part.state.load(std::memory_order_acquire)) == Part::Claimed)
+      if (!parseNext())
+        part.state.wait(Part::Claimed, std::memory_order_acquire);
+    return state == Part::Parsed;
+  }
+
+  /// The whole parse has gone past \p part's start: nobody need parse it.
+  void pass(Part &part) {
+    uint8_t state = Part::Pending;
+    if (!part.state.compare_exchange_strong(state, Part::Skipped, std::memory_order_acq_rel) &&
+        state != Part::Claimed)
+      part.segment.reset(); // parsed (or failed) for nothing: its memory goes now
+  }
+
+  /// The whole parse is over: parts not yet started are not needed.
+  void finish() {
+    for (size_t i = 0; i < count; ++i) {
+      uint8_t state = Part::Pending;
+      parts[i].state.compare_exchange_strong(state, Part::Skipped, std::memory_order_acq_rel);
+    }
+  }
+
+  std::string_view text;
+  unsigned maxDepth;
+  std::unique_ptr<Part[]> parts;
+  size_t count = 0;
+  /// The blocks the parts' records are in; the document keeps them.
+  std::unique_ptr<detail::Segment> pool = std::make_unique<detail::Segment>();
+
+private:
+  static bool isBlank(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+  /// Parses a part this thread has claimed.
+  void parse(Part &part) {
+    bool ok = false;
+    try {
+      Parser parser(text, maxDepth, *part.segment, false);
+      ok = parser.runPart(part);
+    } catch (...) {
+      // Out of memory, say: the whole parse parses the part itself.
+    }
+    if (!ok)
+      part.segment.reset();
+    part.state.store(ok ? Part::Parsed : Part::Failed, std::memory_order_release);
+    part.state.notify_all();
+  }
+
+  std::atomic<size_t> nextClaim{0};
+};
+
+void Parser::nextSplice() {
+  spliceAt = nextPart < parted->count
+                 ? reinterpret_cast<uintptr_t>(parted->parts[nextPart].commaEnd)
+                 : UINTPTR_MAX;
+}
+
+/// At an array comma at or past the next part's commaEnd (q just past the
+/// comma): takes in the parts that start here, one after another, and
+/// moves q to where the last one stopped.
+Parser::SpliceResult Parser::trySplice(const char *&q, Frame *top, size_t elementCount,
+                                       size_t depth) {
+  SpliceResult result = kNothingTaken;
+  while (nextPart < parted->count) {
+    Part &part = parted->parts[nextPart];
+    if (part.commaEnd < q) {
+      parted->pass(part);
+      ++nextPart;
+      continue;
+    }
+    if (part.commaEnd > q)
+      break;
+    ++nextPart;
+    // Deeper than allowed, or malformed: parsed here, for the error.
+    if (!parted->await(part) || depth - 1 + part.depth > maxDepth)
+      break;
+    top->far = true;
+    splices.push_back({elementCount, part.segment.get(), part.elementsBase, part.elementCount});
+    kept->push_back(std::move(part.segment));
+    q = part.resume;
+    if (part.closed) {
+      result = kTakenClosed;
+      break;
+    }
+    result = kTakenGoOn;
+  }
+  nextSplice();
+  return result;
+}
+
+/// Closes an array that took in parts: its elements, this segment's and the
+/// parts', become FarRefs in document order.
+void Parser::closeFar(detail::Node &node, size_t base, const uint32_t *elements,
+                      size_t elementCount) {
+  // This array's splices are the last ones: an enclosing array's came
+  // before its element that holds this one.
+  size_t first = splices.size();
+  while (first > 0 && splices[first - 1].at >= base)
+    --first;
+  size_t total = elementCount - base;
+  for (size_t i = first; i < splices.size(); ++i)
+    total += splices[i].elementCount;
+  node.boolean = true;
+  node.first = static_cast<uint32_t>(seg.far.size());
+  node.count = static_cast<uint32_t>(total);
+  detail::FarRef *out = seg.far.extend(total);
+  size_t next = first;
+  for (size_t i = base;; ++i) {
+    for (; next < splices.size() && splices[next].at == i; ++next) {
+      const Splice &splice = splices[next];
+      const uint32_t *taken = splice.segment->children.data() + splice.elementsBase;
+      for (uint32_t k = 0; k < splice.elementCount; ++k)
+        *out++ = {splice.segment, taken[k]};
+    }
+    if (i == elementCount)
+      break;
+    *out++ = {&seg, elements[i]};
+  }
+  splices.resize(first);
+}
+
+std::unique_ptr<Document> Document::parse(std::string_view text, const ParseOptions &options,
+                                          ParseError &error) {
   auto doc = std::make_unique<Document>();
-  Parser parser(text, maxDepth, *doc, populate);
+  if (options.threads > 1 && text.size() >= options.partsFrom && text.size() <= UINT32_MAX) {
+    PartedParse parted(text, options);
+    if (parted.count > 0) {
+      bool ok = false;
+      runParts(std::min<size_t>(options.threads, parted.count + 1), [&](size_t t) {
+        if (t != 0) {
+          while (parted.parseNext()) {
+          }
+          return;
+        }
+        Parser parser(text, options.maxDepth, doc->main, false);
+        ok = parser.run(error, &parted, &doc->parts, parted.parts[0].start);
+        doc->pool = std::move(parted.pool);
+        parted.finish();
+      });
+      if (!ok)
+        return nullptr;
+      return doc;
+    }
+  }
+  Parser parser(text, options.maxDepth, doc->main, options.populate);
   if (!parser.run(error))
     return nullptr;
   return doc;
 }
 
+Value Value::farElement(size_t at) const {
+  const detail::FarRef &far = seg->far[at];
+  return Value(far.segment, far.index);
+}
+
 std::vector<Member> Value::items() const {
   std::vector<Member> out;
-  const Document::Node &node = doc->nodes[index];
+  const detail::Node &node = seg->nodes[index];
   if (node.type != value_t::object)
     return out;
   out.reserve(node.count);
   for (uint32_t i = 0; i < node.count; ++i) {
-    const Document::MemberRef &m = doc->members[node.first + i];
-    out.push_back({m.name(), Value(doc, m.value)});
+    const detail::MemberRef &m = seg->members[node.first + i];
+    out.push_back({m.name(), Value(seg, m.value)});
   }
   return out;
 }
 
 double Value::getDouble() const {
-  const Document::Node &node = doc->nodes[index];
+  const detail::Node &node = seg->nodes[index];
   switch (node.type) {
   case value_t::number_integer:
     return static_cast<double>(node.i);
@@ -937,7 +1314,7 @@ double Value::getDouble() const {
 }
 
 std::string Value::dump() const {
-  const Document::Node &node = doc->nodes[index];
+  const detail::Node &node = seg->nodes[index];
   switch (node.type) {
   case value_t::null:
     return "null";

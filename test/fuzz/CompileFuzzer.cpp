@@ -113,8 +113,8 @@ std::string printPython(const ir::Module &module, unsigned threads) {
 }
 
 /// Reading, compiling and printing on threads (one node and one line per
-/// thread at least) must give what one thread gives: the same diagnostics,
-/// document, IR and text.
+/// thread at least, the text parsed in parts of a few hundred bytes) must
+/// give what one thread gives: the same diagnostics, document, IR and text.
 void checkThreads(std::string_view text, const DiagnosticEngine &oneDiag,
                   const graph::Document *one) {
   DiagnosticEngine diag;
@@ -122,8 +122,9 @@ void checkThreads(std::string_view text, const DiagnosticEngine &oneDiag,
     return graph::locateJsonPointer(text, pointer);
   });
   graph::ReaderLimits limits;
-  limits.threads = 3;
+  limits.threads = 4; // from four, the text is parsed and the buffers read in parts
   limits.minNodesPerThread = 1;
+  limits.partsFrom = 0;
   std::unique_ptr<graph::Document> many = graph::readDocument(text, diag, limits);
   if (bool(many) != bool(one))
     finding("reading on threads changed whether the document is accepted");

@@ -118,8 +118,9 @@ std::string readOutcome(const std::string &text, const graph::ReaderLimits &limi
 } // namespace
 
 TEST_CASE("reading nodes on several threads changes nothing", "[reader][threads]") {
-  // Every graph of the repository, good and bad, read with one node per
-  // thread at least, so that even small graphs are split.
+  // Every graph of the repository, good and bad, read with one node (and
+  // buffer) per thread at least and, from four threads, parsed in parts of a
+  // few hundred bytes, so that even small graphs are split.
   std::vector<std::filesystem::path> files;
   for (const char *dir : {"/test/fixtures", "/test/lit", "/samples"})
     for (const auto &entry :
@@ -141,6 +142,7 @@ TEST_CASE("reading nodes on several threads changes nothing", "[reader][threads]
       graph::ReaderLimits many;
       many.threads = threads;
       many.minNodesPerThread = 1;
+      many.partsFrom = 0; // from four threads, the text is parsed in parts
       CHECK(readOutcome(text, many) == expected);
     }
     split += text.find("\"nodes\"") != std::string::npos;

@@ -10,6 +10,7 @@
 
 #include "../../lib/emit/FxNames.h"
 #include "../../lib/emit/PythonText.h"
+#include "TestUtil.h"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -18,6 +19,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <cstring>
@@ -308,6 +311,176 @@ TEST_CASE("a large document parses the same with its pages populated", "[populat
     CHECK(b[i].find("n")->getInt() == static_cast<int64_t>(i));
     CHECK((*b[i].find("args"))[0].find("buffer")->str() == "buf" + std::to_string(i));
     CHECK((*b[i].find("args"))[1].getDouble() == 1.5);
+  }
+}
+
+namespace {
+
+/// Fails (with where) unless \p a and \p b hold the same values in the same
+/// order: what the reader can see of a document.
+void requireSameValue(json::Value a, json::Value b, const std::string &where = "") {
+  INFO(where);
+  REQUIRE(a.type() == b.type());
+  REQUIRE(a.size() == b.size());
+  switch (a.type()) {
+  case json::Kind::array:
+    for (size_t i = 0; i < a.size(); ++i)
+      requireSameValue(a[i], b[i], where + "/" + std::to_string(i));
+    break;
+  case json::Kind::object:
+    for (size_t i = 0; i < a.size(); ++i) {
+      REQUIRE(a.member(i).key() == b.member(i).key());
+      requireSameValue(a.member(i).value(), b.member(i).value(),
+                       where + "/" + std::string(a.member(i).key()));
+    }
+    break;
+  case json::Kind::boolean:
+    REQUIRE(a.getBool() == b.getBool());
+    break;
+  case json::Kind::number_integer:
+    REQUIRE(a.getInt() == b.getInt());
+    REQUIRE(a.str() == b.str());
+    break;
+  case json::Kind::number_unsigned:
+  case json::Kind::number_float:
+    REQUIRE(a.getDouble() == b.getDouble());
+    REQUIRE(a.str() == b.str());
+    break;
+  case json::Kind::string:
+    REQUIRE(a.str() == b.str());
+    break;
+  case json::Kind::null:
+    break;
+  }
+}
+
+/// Parse options that split even a small text into parts of a few hundred
+/// bytes, on \p threads threads.
+json::ParseOptions inParts(unsigned threads, unsigned maxDepth = 64) {
+  json::ParseOptions options;
+  options.maxDepth = maxDepth;
+  options.threads = threads;
+  options.partsFrom = 0;
+  options.minPartBytes = 200;
+  return options;
+}
+
+/// A document of \p records records a line, in the shapes graph documents
+/// have: nested arrays and objects, escapes, every kind of number; \p
+/// indent puts members on lines of their own, so that parts also start in
+/// arrays within records.
+std::string recordLines(size_t records, bool indent, unsigned seed) {
+  std::mt19937 random(seed);
+  std::string nl = indent ? "\n  " : "";
+  std::string text = "{\"format\": \"wirc.graph\",\n\"buffers\": [\n";
+  for (size_t i = 0; i < records; ++i) {
+    text += fmt::format("{{\"name\": \"buf{}\",{}\"size\": [{}, \"s0*{}\"],{}\"stride\": [{}, 1]}}",
+                        i, nl, random() % 4096, i, nl, random() % 64);
+    text += i + 1 < records ? ",\n" : "\n";
+  }
+  text += "],\n\"nodes\": [\n";
+  for (size_t i = 0; i < records; ++i) {
+    switch (random() % 4) {
+    case 0:
+      text += fmt::format("{{\"op\": \"kernel_call\",{}\"args\": [{}{{\"buffer\": \"buf{}\"}},{}"
+                          "[[1, 2], [\"a\\n\\u00e9\"]], {}, -0.5e-3, 18446744073709551616, "
+                          "true, null]}}",
+                          nl, nl, i, nl, random(), nl);
+      break;
+    case 1:
+      text += fmt::format("[{},\n[\n{{\"nested\": [\n[{}],\n[]\n]}}\n],\n{{}}]", i, i * 3);
+      break;
+    case 2:
+      text += fmt::format("{{\"text\": \"line \\\"{}\\\" \\\\ end\", \"empty\": {{}}, "
+                          "\"list\": []}}",
+                          i);
+      break;
+    default:
+      text += fmt::format("{{\"deep\": [[[[[[{}]]]]]]}}", i);
+      break;
+    }
+    text += i + 1 < records ? ",\n" : "\n";
+  }
+  text += "],\n\"outputs\": [{\"buffer\": \"buf0\"}]\n}\n";
+  return text;
+}
+
+} // namespace
+
+TEST_CASE("a document parsed in parts is the one parsed on one thread", "[json][threads]") {
+  for (bool indent : {false, true}) {
+    for (unsigned seed : {1u, 2u}) {
+      std::string text = recordLines(400, indent, seed);
+      json::ParseError error;
+      auto alone = json::Document::parse(text, 64, error);
+      REQUIRE(alone);
+      for (unsigned threads : {2u, 3u, 8u}) {
+        INFO("indent " << indent << ", seed " << seed << ", " << threads << " threads");
+        json::ParseError partedError;
+        auto parted = json::Document::parse(text, inParts(threads), partedError);
+        REQUIRE(parted);
+        CHECK(parted->partCount() > 3); // parts were parsed elsewhere and taken in
+        requireSameValue(alone->root(), parted->root());
+      }
+    }
+  }
+  // Below partsFrom, or with one thread, a document is one part.
+  std::string text = recordLines(50, false, 3);
+  json::ParseError error;
+  json::ParseOptions options = inParts(1);
+  CHECK(json::Document::parse(text, options, error)->partCount() == 1);
+  options = inParts(4);
+  options.partsFrom = text.size() + 1;
+  CHECK(json::Document::parse(text, options, error)->partCount() == 1);
+}
+
+TEST_CASE("every fixture parses in parts as on one thread", "[json][threads]") {
+  for (const std::filesystem::path &file : test::corpusFiles()) {
+    INFO(file.filename().string());
+    std::ifstream in(file, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    json::ParseError error;
+    auto alone = json::Document::parse(text, 256, error);
+    REQUIRE(alone);
+    auto parted = json::Document::parse(text, inParts(3, 256), error);
+    REQUIRE(parted);
+    requireSameValue(alone->root(), parted->root());
+  }
+}
+
+TEST_CASE("a malformed document in parts fails as on one thread", "[json][threads]") {
+  // Each fault, at places spread over the text: the parse in parts reports
+  // the offset and message of the parse on one thread, whichever part the
+  // fault falls in.
+  const std::string text = recordLines(300, false, 4);
+  const std::vector<std::pair<std::string, std::string>> faults = {
+      {"]", ""},                       // a bracket lost
+      {",", ",,"},                     // an empty element
+      {"\"op\"", "\"op\" \"op\""},     // a member without ':'
+      {"\"name\"", "\"na\x01me\""},    // a control byte in a string
+      {"[[[[[[", "[[[[[[[[[[[[[[[[[["}, // nesting past the limit
+      {"\"args\"", "\"op\""},          // a duplicate member name
+      {"true", "tru"},                 // a bad literal
+      {"\\n", "\\q"},                  // a bad escape
+      {"\n{", "\n{\n"},                // whitespace where a part would start
+  };
+  for (const auto &[from, to] : faults) {
+    for (size_t at = text.find(from, 1000); at != std::string::npos && at < text.size() - 1000;
+         at = text.find(from, at + text.size() / 7)) {
+      std::string bad = text;
+      bad.replace(at, from.size(), to);
+      INFO("'" << from << "' -> '" << to << "' at " << at);
+      json::ParseError alone, parted;
+      auto a = json::Document::parse(bad, 12, alone);
+      auto b = json::Document::parse(bad, inParts(3, 12), parted);
+      REQUIRE(bool(a) == bool(b));
+      if (!a) {
+        CHECK(parted.offset == alone.offset);
+        CHECK(parted.message == alone.message);
+      } else {
+        requireSameValue(a->root(), b->root());
+      }
+    }
   }
 }
 

@@ -19,12 +19,17 @@ struct ReaderLimits {
   size_t maxRank = 64;                    ///< dimensions of a tensor
   size_t maxStringBytes = size_t(64) << 20; ///< one string (kernel sources)
   size_t maxNodes = size_t(1) << 22;        ///< nodes of all graphs together
-  /// Threads that read a large graph's nodes (1: only the calling thread).
-  /// The document, the diagnostics and everything after do not depend on it.
+  /// Threads that read a large graph's nodes (1: only the calling thread);
+  /// from four, also those that parse a large document and read its buffer
+  /// table in parts. The document, the diagnostics and everything after do
+  /// not depend on it.
   unsigned threads = 1;
-  /// Fewer nodes than this per thread are read by the calling thread alone:
-  /// starting a thread costs more than it saves.
+  /// Fewer nodes (or buffers) than this per thread are read by the calling
+  /// thread alone: starting a thread costs more than it saves.
   size_t minNodesPerThread = 32768;
+  /// Texts smaller than this are parsed by the calling thread alone
+  /// (json::ParseOptions::partsFrom).
+  size_t partsFrom = size_t(2) << 20;
 };
 
 /// Parses and validates a graph-format document. Reports every problem to

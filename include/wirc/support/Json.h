@@ -4,8 +4,10 @@
 // wirc parses them into one flat, read-only document: every value is a small
 // record in a vector, containers refer to their children by index, and
 // strings without escapes point into the source text instead of being
-// copied. Parsing is strict RFC 8259 (no comments, no trailing commas,
-// well-formed UTF-8) and bounded in nesting depth.
+// copied. A large text may be parsed in parts on several threads, each into
+// a segment of such records; an array whose elements were parsed elsewhere
+// refers to them across segments. Parsing is strict RFC 8259 (no comments,
+// no trailing commas, well-formed UTF-8) and bounded in nesting depth.
 //
 // The value API follows the subset of nlohmann::json that a reader needs, so
 // code reads the same either way.
@@ -31,6 +33,7 @@ namespace wirc::json {
 
 class Document;
 struct Member;
+class Value;
 
 /// A malformed document: the byte offset of the problem and what was expected.
 struct ParseError {
@@ -67,7 +70,21 @@ public:
   PodArray() = default;
   PodArray(const PodArray &) = delete;
   PodArray &operator=(const PodArray &) = delete;
-  ~PodArray() { std::free(items); }
+  ~PodArray() {
+    if (owned)
+      std::free(items);
+  }
+
+  /// Uses \p n records at \p at, which someone else owns and frees, until
+  /// more are needed.
+  void borrow(T *at, size_t n) {
+    if (owned)
+      std::free(items);
+    items = at;
+    capacity = n;
+    count = 0;
+    owned = false;
+  }
 
   size_t size() const { return count; }
   size_t capacityLeft() const { return capacity - count; }
@@ -105,31 +122,103 @@ public:
 
 private:
   [[gnu::noinline]] void grow(size_t n) {
-    void *p = std::realloc(items, n * sizeof(T));
+    void *p = owned ? std::realloc(items, n * sizeof(T)) : std::malloc(n * sizeof(T));
     if (!p)
       throw std::bad_alloc();
+    if (!owned && count)
+      std::memcpy(p, static_cast<const void *>(items), count * sizeof(T));
     items = static_cast<T *>(p);
     capacity = n;
+    owned = true;
   }
   T *items = nullptr;
   size_t count = 0;
   size_t capacity = 0;
+  bool owned = true;
 };
+
+/// What a value is.
+enum class Kind : uint8_t {
+  null,
+  boolean,
+  number_integer,  ///< fits int64
+  number_unsigned, ///< above int64's range, fits uint64
+  number_float,    ///< has a fraction or exponent, or is beyond uint64
+  string,
+  array,
+  object,
+};
+
+namespace detail {
+
+/// One value's record: 16 bytes, as a large document has millions.
+struct Node {
+  Kind type;
+  /// Booleans: the value. Arrays: the elements are FarRefs (see Segment).
+  bool boolean;
+  uint16_t spellingSize; ///< numbers: bytes of their spelling in the source
+  /// Arrays and objects: elements or members. Strings: bytes of `data`.
+  /// Numbers: where their spelling starts in the source text.
+  uint32_t count;
+  union {
+    int64_t i;
+    uint64_t u;
+    double d;
+    uint32_t first;   ///< first entry in `children`, `far` (arrays) or `members` (objects)
+    const char *data; ///< strings: the decoded bytes
+  };
+  std::string_view text() const { return {data, count}; }
+  void setText(std::string_view s) {
+    data = s.data();
+    count = static_cast<uint32_t>(s.size());
+  }
+  /// Numbers: the spelling is \p size bytes at \p offset in the source.
+  void setSpelling(size_t offset, size_t size) {
+    count = static_cast<uint32_t>(offset);
+    spellingSize = static_cast<uint16_t>(size);
+  }
+  std::string_view spelling(const char *source) const { return {source + count, spellingSize}; }
+};
+static_assert(sizeof(Node) == 16);
+
+/// 16 bytes: the key's bytes and the value's record.
+struct MemberRef {
+  const char *key;
+  uint32_t keySize;
+  uint32_t value;
+  std::string_view name() const { return {key, keySize}; }
+};
+
+struct Segment;
+
+/// An element parsed into another segment.
+struct FarRef {
+  const Segment *segment;
+  uint32_t index;
+};
+
+/// Records of one part of a document, which refer to each other by index.
+/// A small document is one segment. A large one is parsed in parts on
+/// several threads, a segment each; an array whose elements were parsed in
+/// other parts lists them as FarRefs, which cross into those segments.
+struct Segment {
+  PodArray<Node> nodes;
+  PodArray<uint32_t> children;
+  PodArray<MemberRef> members;
+  PodArray<FarRef> far;
+  /// Storage for strings that had escapes, which cannot point into the source.
+  std::vector<std::unique_ptr<std::string>> decoded;
+  /// The text parsed, which numbers' spellings are offsets into.
+  const char *source = nullptr;
+};
+
+} // namespace detail
 
 /// A read-only handle to one value of a Document. Cheap to copy; valid while
 /// the Document lives.
 class Value {
 public:
-  enum class value_t : uint8_t {
-    null,
-    boolean,
-    number_integer,  ///< fits int64
-    number_unsigned, ///< above int64's range, fits uint64
-    number_float,    ///< has a fraction or exponent, or is beyond uint64
-    string,
-    array,
-    object,
-  };
+  using value_t = Kind;
 
   Value() = default;
 
@@ -149,7 +238,7 @@ public:
   /// Elements of an array or members of an object; 0 for other values.
   inline size_t size() const;
   /// The \p index-th element of an array.
-  inline Value operator[](size_t index) const;
+  [[gnu::always_inline]] inline Value operator[](size_t index) const;
   /// The member called \p key of an object, if there is one.
   inline std::optional<Value> find(std::string_view key) const;
   bool contains(std::string_view key) const { return find(key).has_value(); }
@@ -178,8 +267,10 @@ public:
 
 private:
   friend class Document;
-  Value(const Document *doc, uint32_t index) : doc(doc), index(index) {}
-  const Document *doc = nullptr;
+  Value(const detail::Segment *seg, uint32_t index) : seg(seg), index(index) {}
+  /// An element of an array parsed in parts: \p at in the segment's FarRefs.
+  [[gnu::noinline]] Value farElement(size_t at) const;
+  const detail::Segment *seg = nullptr;
   uint32_t index = 0;
 };
 
@@ -197,105 +288,95 @@ template <> inline uint64_t Value::get<uint64_t>() const { return getUInt(); }
 template <> inline double Value::get<double>() const { return getDouble(); }
 template <> inline std::string Value::get<std::string>() const { return std::string(str()); }
 
+/// How Document::parse reads a text.
+struct ParseOptions {
+  /// Containers may nest this deep.
+  unsigned maxDepth = 512;
+  /// Threads that may parse a large document at once. A text of partsFrom
+  /// bytes or more is split into parts where a line starts with an array
+  /// element after a comma (wirc's producers write one record a line); the
+  /// document and every diagnostic are as one thread would make them.
+  unsigned threads = 1;
+  size_t partsFrom = size_t(2) << 20;
+  /// Bytes of text a part holds at least.
+  size_t minPartBytes = size_t(512) << 10;
+  /// With one thread: fault a large document's records in on a thread of
+  /// their own (support/PagePopulator.h).
+  bool populate = false;
+};
+
 /// A parsed document. The source text must outlive it.
 class Document {
 public:
-  /// Parses \p text. Returns nullopt and fills \p error on malformed input,
-  /// nesting deeper than \p maxDepth, a text of 4 GiB or more, or a number
-  /// spelled in more than 65,535 bytes. With \p populate, a large document's
-  /// records are faulted in on a thread of their own (support/PagePopulator.h).
+  /// Parses \p text. Returns nullptr and fills \p error on malformed input,
+  /// nesting deeper than the options allow, a text of 4 GiB or more, or a
+  /// number spelled in more than 65,535 bytes.
+  static std::unique_ptr<Document> parse(std::string_view text, const ParseOptions &options,
+                                         ParseError &error);
+  /// parse() on one thread, \p populate as ParseOptions::populate says.
   static std::unique_ptr<Document> parse(std::string_view text, unsigned maxDepth,
-                                         ParseError &error, bool populate = false);
+                                         ParseError &error, bool populate = false) {
+    ParseOptions options;
+    options.maxDepth = maxDepth;
+    options.populate = populate;
+    return parse(text, options, error);
+  }
 
-  Value root() const { return Value(this, 0); }
+  Value root() const { return Value(&main, 0); }
+  /// Parts the document was parsed in (1 when it was read on one thread).
+  size_t partCount() const { return 1 + parts.size(); }
 
 private:
-  friend class Value;
-  friend class Parser;
-  /// 16 bytes: a large document has millions of these.
-  struct Node {
-    Value::value_t type;
-    bool boolean;
-    uint16_t spellingSize; ///< numbers: bytes of their spelling in the source
-    /// Arrays and objects: elements or members. Strings: bytes of `data`.
-    /// Numbers: where their spelling starts in the source text.
-    uint32_t count;
-    union {
-      int64_t i;
-      uint64_t u;
-      double d;
-      uint32_t first;   ///< first entry in `children` (arrays) or `members` (objects)
-      const char *data; ///< strings: the decoded bytes
-    };
-    std::string_view text() const { return {data, count}; }
-    void setText(std::string_view s) {
-      data = s.data();
-      count = static_cast<uint32_t>(s.size());
-    }
-    /// Numbers: the spelling is \p size bytes at \p offset in the source.
-    void setSpelling(size_t offset, size_t size) {
-      count = static_cast<uint32_t>(offset);
-      spellingSize = static_cast<uint16_t>(size);
-    }
-    std::string_view spelling(const char *source) const { return {source + count, spellingSize}; }
-  };
-  static_assert(sizeof(Node) == 16);
-  /// 16 bytes: the key's bytes and the value's record.
-  struct MemberRef {
-    const char *key;
-    uint32_t keySize;
-    uint32_t value;
-    std::string_view name() const { return {key, keySize}; }
-  };
-  PodArray<Node> nodes;
-  PodArray<uint32_t> children;
-  PodArray<MemberRef> members;
-  /// Storage for strings that had escapes, which cannot point into the source.
-  std::vector<std::unique_ptr<std::string>> decoded;
-  /// The text parsed, which numbers' spellings are offsets into.
-  const char *source = nullptr;
+  detail::Segment main;
+  /// The parts taken in, in document order: their segments borrow their
+  /// records from `pool` (see PartedParse in Json.cpp).
+  std::vector<std::unique_ptr<detail::Segment>> parts;
+  std::unique_ptr<detail::Segment> pool;
 };
 
-inline Value::value_t Value::type() const { return doc->nodes[index].type; }
+inline Value::value_t Value::type() const { return seg->nodes[index].type; }
 
 inline size_t Value::size() const {
-  const Document::Node &node = doc->nodes[index];
-  return node.type == value_t::array || node.type == value_t::object ? node.count : 0;
+  const detail::Node &node = seg->nodes[index];
+  return node.type == Kind::array || node.type == Kind::object ? node.count : 0;
 }
 
 inline Value Value::operator[](size_t i) const {
-  return Value(doc, doc->children[doc->nodes[index].first + i]);
+  const detail::Node &node = seg->nodes[index];
+  if (node.boolean) [[unlikely]]
+    return farElement(node.first + i);
+  return Value(seg, seg->children[node.first + i]);
 }
 
 inline Member Value::member(size_t i) const {
-  const Document::MemberRef &m = doc->members[doc->nodes[index].first + i];
-  return {m.name(), Value(doc, m.value)};
+  const detail::MemberRef &m = seg->members[seg->nodes[index].first + i];
+  return {m.name(), Value(seg, m.value)};
 }
 
 inline std::optional<Value> Value::find(std::string_view key) const {
-  const Document::Node &node = doc->nodes[index];
-  if (node.type != value_t::object)
+  const detail::Node &node = seg->nodes[index];
+  if (node.type != Kind::object)
     return std::nullopt;
-  const Document::MemberRef *m = doc->members.data() + node.first;
+  const detail::MemberRef *m = seg->members.data() + node.first;
   for (uint32_t i = 0; i < node.count; ++i)
     if (sameText(m[i].name(), key))
-      return Value(doc, m[i].value);
+      return Value(seg, m[i].value);
   return std::nullopt;
 }
 
-inline bool Value::getBool() const { return doc->nodes[index].boolean; }
-inline int64_t Value::getInt() const { return doc->nodes[index].i; }
+inline bool Value::getBool() const { return seg->nodes[index].boolean; }
+inline int64_t Value::getInt() const { return seg->nodes[index].i; }
 inline uint64_t Value::getUInt() const {
-  const Document::Node &node = doc->nodes[index];
-  return node.type == value_t::number_unsigned ? node.u : static_cast<uint64_t>(node.i);
+  const detail::Node &node = seg->nodes[index];
+  return node.type == Kind::number_unsigned ? node.u : static_cast<uint64_t>(node.i);
 }
 inline std::string_view Value::str() const {
-  const Document::Node &node = doc->nodes[index];
-  if (node.type == value_t::string)
+  const detail::Node &node = seg->nodes[index];
+  if (node.type == Kind::string)
     return node.text();
-  if (node.type == value_t::number_integer || node.type == value_t::number_unsigned ||
-      node.type == value_t::number_float)
-    return node.spelling(doc->source);
+  if (node.type == Kind::number_integer || node.type == Kind::number_unsigned ||
+      node.type == Kind::number_float)
+    return node.spelling(seg->source);
   return {};
 }
 
