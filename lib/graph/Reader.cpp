@@ -1003,6 +1003,12 @@ private:
   /// Resizes \p table to \p size default slots, their pages faulted in on
   /// another core ahead of the making where the table grows by many.
   template <typename T> void makeSlots(std::vector<T> &table, size_t size);
+  /// Calls read(reader, t) for t below \p threads, each on a thread of its
+  /// own with a Reader of its own (reporting text read to \p report);
+  /// true if every call did and none reported anything.
+  template <typename Read>
+  bool readQuietlyInParts(size_t threads, const std::function<void(size_t, size_t)> &report,
+                          Read &&read);
   /// Reads into \p arg, a default KernelArg (in place: a graph has many).
   bool readKernelArg(const Json &value, const Ptr &pointer, KernelArg &arg);
   std::optional<std::string_view> readOpName(const Json &value, const Ptr &pointer);
@@ -2859,6 +2865,27 @@ template <typename T> void Reader::makeSlots(std::vector<T> &table, size_t size)
   }
 }
 
+template <typename Read>
+bool Reader::readQuietlyInParts(size_t threads,
+                                const std::function<void(size_t, size_t)> &report, Read &&read) {
+  // Each thread reads one contiguous part, with diagnostics of its own. Any
+  // diagnostic sends the table back to be read by this thread alone: the
+  // document then gets the same diagnostics in the same order as without
+  // threads, and only a bad graph pays for reading twice.
+  struct Part {
+    DiagnosticEngine diag;
+    bool ok = false;
+  };
+  std::vector<Part> parts(threads);
+  runParts(threads, [&](size_t t) {
+    Reader reader(*this, parts[t].diag, report);
+    parts[t].ok = read(reader, t);
+  });
+  return std::all_of(parts.begin(), parts.end(), [](const Part &part) {
+    return part.ok && part.diag.diagnostics().empty();
+  });
+}
+
 void Reader::readAllNodes(const Json &nodes, const Ptr &np, std::vector<Node> &out) {
   const size_t n = nodes.size();
   const size_t base = out.size();
@@ -2881,25 +2908,11 @@ void Reader::readAllNodes(const Json &nodes, const Ptr &np, std::vector<Node> &o
     readAlone();
     return;
   }
-  // Each thread reads one contiguous part, with diagnostics of its own. Any
-  // diagnostic sends the graph back to be read by this thread alone: the
-  // document then gets the same diagnostics in the same order as without
-  // threads, and only a bad graph pays for reading twice.
-  struct Part {
-    DiagnosticEngine diag;
-    bool ok = false;
-  };
-  std::vector<Part> parts(threads);
-  runParts(threads, [&](size_t t) {
-    Part &part = parts[t];
-    Reader reader(*this, part.diag, readUpTo);
+  bool quiet = readQuietlyInParts(threads, readUpTo, [&](Reader &reader, size_t t) {
     size_t begin = n * t / threads, end = n * (t + 1) / threads;
     size_t count = base + begin;
     size_t unreported = t == 0 ? 0 : SIZE_MAX;
-    part.ok = reader.readNodes(nodes, np, begin, end, out.data(), count, unreported);
-  });
-  bool quiet = std::all_of(parts.begin(), parts.end(), [](const Part &part) {
-    return part.ok && part.diag.diagnostics().empty();
+    return reader.readNodes(nodes, np, begin, end, out.data(), count, unreported);
   });
   if (!quiet) {
     out.resize(base);
@@ -2909,58 +2922,58 @@ void Reader::readAllNodes(const Json &nodes, const Ptr &np, std::vector<Node> &o
 }
 
 bool Reader::readBuffer(const Json &b, const Ptr &p, Buffer &buffer, std::string_view &spelled) {
-    std::optional<Json> fields[10];
-    if (!expectObject(b, p, kBufferKeys, "a buffer", fields))
+  std::optional<Json> fields[10];
+  if (!expectObject(b, p, kBufferKeys, "a buffer", fields))
+    return false;
+  std::optional<Json> name = required(fields[0], p, "name", "a buffer");
+  if (!name)
+    return false;
+  auto n = getDefinedName(*name, p + "/name", "buffer");
+  if (!n)
+    return false;
+  buffer.name = *n;
+  spelled = *n;
+  if (const std::optional<Json> &removed = fields[7]) {
+    if (!expectType(*removed, p + "/removed", Json::value_t::boolean, "a boolean"))
       return false;
-    std::optional<Json> name = required(fields[0], p, "name", "a buffer");
-    if (!name)
+    buffer.removed = removed->get<bool>();
+  }
+  if (const std::optional<Json> &tuple = fields[8]) {
+    if (!expectType(*tuple, p + "/tuple", Json::value_t::boolean, "a boolean"))
       return false;
-    auto n = getDefinedName(*name, p + "/name", "buffer");
-    if (!n)
+    buffer.isTuple = tuple->get<bool>();
+  }
+  if (const std::optional<Json> &aliases = fields[9]) {
+    if (!expectType(*aliases, p + "/aliases_input", Json::value_t::boolean, "a boolean"))
       return false;
-    buffer.name = *n;
-    spelled = *n;
-    if (const std::optional<Json> &removed = fields[7]) {
-      if (!expectType(*removed, p + "/removed", Json::value_t::boolean, "a boolean"))
-        return false;
-      buffer.removed = removed->get<bool>();
+    buffer.aliasesInput = aliases->get<bool>();
+    if (buffer.aliasesInput && (buffer.isTuple || buffer.removed || fields[6])) {
+      error(p + "/aliases_input", "'aliases_input' is for a tensor an op returns, not a "
+                                  "tuple, removed or view_of buffer");
+      return false;
     }
-    if (const std::optional<Json> &tuple = fields[8]) {
-      if (!expectType(*tuple, p + "/tuple", Json::value_t::boolean, "a boolean"))
-        return false;
-      buffer.isTuple = tuple->get<bool>();
-    }
-    if (const std::optional<Json> &aliases = fields[9]) {
-      if (!expectType(*aliases, p + "/aliases_input", Json::value_t::boolean, "a boolean"))
-        return false;
-      buffer.aliasesInput = aliases->get<bool>();
-      if (buffer.aliasesInput && (buffer.isTuple || buffer.removed || fields[6])) {
-        error(p + "/aliases_input", "'aliases_input' is for a tensor an op returns, not a "
-                                    "tuple, removed or view_of buffer");
-        return false;
+  }
+  if (buffer.isTuple) {
+    bool clean = true;
+    for (const char *key : {"dtype", "device", "size", "stride", "offset", "view_of",
+                            "removed"})
+      if (b.contains(key)) {
+        error(child(p, key), fmt::format("field '{}' is not allowed in a tuple buffer",
+                                              key));
+        clean = false;
       }
-    }
-    if (buffer.isTuple) {
-      bool clean = true;
-      for (const char *key : {"dtype", "device", "size", "stride", "offset", "view_of",
-                              "removed"})
-        if (b.contains(key)) {
-          error(child(p, key), fmt::format("field '{}' is not allowed in a tuple buffer",
-                                                key));
-          clean = false;
-        }
-      if (!clean)
-        return false;
-    } else {
-      if (!readLayout(b, p, "a buffer", fields + 1, buffer.layout))
-        return false;
-    }
-    if (const std::optional<Json> &viewOf = fields[6]) {
-      auto base = getName(*viewOf, p + "/view_of", "buffer");
-      if (!base)
-        return false;
-      buffer.viewOf = *base;
-    }
+    if (!clean)
+      return false;
+  } else {
+    if (!readLayout(b, p, "a buffer", fields + 1, buffer.layout))
+      return false;
+  }
+  if (const std::optional<Json> &viewOf = fields[6]) {
+    auto base = getName(*viewOf, p + "/view_of", "buffer");
+    if (!base)
+      return false;
+    buffer.viewOf = *base;
+  }
   return true;
 }
 
@@ -3156,20 +3169,12 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
         // they would without threads.
         makeSlots(graph.buffers, n);
         std::vector<std::string_view> spelled(n);
-        struct Part {
-          DiagnosticEngine diag;
-          bool ok = true;
-        };
-        std::vector<Part> parts(threads);
         static const std::function<void(size_t, size_t)> kNoReport;
-        runParts(threads, [&](size_t t) {
-          Part &part = parts[t];
-          Reader reader(*this, part.diag, kNoReport);
+        bool quiet = readQuietlyInParts(threads, kNoReport, [&](Reader &reader, size_t t) {
+          bool ok = true;
           for (size_t i = n * t / threads, end = n * (t + 1) / threads; i < end; ++i)
-            part.ok &= reader.readBuffer((*buffers)[i], child(bp, i), graph.buffers[i], spelled[i]);
-        });
-        bool quiet = std::all_of(parts.begin(), parts.end(), [](const Part &part) {
-          return part.ok && part.diag.diagnostics().empty();
+            ok &= reader.readBuffer((*buffers)[i], child(bp, i), graph.buffers[i], spelled[i]);
+          return ok;
         });
         if (!quiet) {
           graph.buffers.clear();

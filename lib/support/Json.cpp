@@ -41,6 +41,15 @@ struct Part {
 
 class PartedParse;
 
+/// Upper estimates of the records a text of \p bytes makes: untouched
+/// capacity costs address space, not memory.
+struct RecordEstimate {
+  RecordEstimate() = default;
+  explicit RecordEstimate(size_t bytes)
+      : nodes(bytes / 8 + 16), members(bytes / 16 + 16), children(bytes / 32 + 16) {}
+  size_t nodes = 0, members = 0, children = 0;
+};
+
 class Parser {
 public:
   Parser(std::string_view text, unsigned maxDepth, detail::Segment &seg, bool populate)
@@ -54,7 +63,6 @@ public:
   bool run(ParseError &error, PartedParse *parted = nullptr,
            std::vector<std::unique_ptr<detail::Segment>> *kept = nullptr,
            const char *firstPart = nullptr) {
-    // Upper estimates: untouched capacity costs address space, not memory.
     size_t bytes = static_cast<size_t>(end - begin);
     // Numbers keep their spelling as a 32-bit offset into the text.
     if (bytes > UINT32_MAX) {
@@ -70,9 +78,10 @@ public:
       bytes = static_cast<size_t>(firstPart - begin);
     }
     seg.source = begin;
-    seg.nodes.reserve(bytes / 8 + 16);
-    seg.members.reserve(bytes / 16 + 16);
-    seg.children.reserve(bytes / 32 + 16);
+    const RecordEstimate estimate(bytes);
+    seg.nodes.reserve(estimate.nodes);
+    seg.members.reserve(estimate.members);
+    seg.children.reserve(estimate.children);
     // Records of a large document are faulted in on another core, ahead of
     // the parser. Faulting in is slower than parsing, so the window is wide:
     // what the populator gets done at all, the parser need not.
@@ -1080,11 +1089,12 @@ public:
     }
     count = splits.size();
     parts = std::make_unique<Part[]>(count);
-    // Each part's records: upper estimates, as for the whole parse, side by
-    // side in one block per kind of record, which the thread that frees them
-    // reserves (an allocator then finds their pages where it looks next).
-    std::vector<size_t> bytes(count);
-    size_t nodes = 0, members = 0, children = 0;
+    // Each part's records (RecordEstimate), side by side in one block per
+    // kind of record, which the thread that frees them reserves (an
+    // allocator then finds their pages where it looks next).
+    std::vector<RecordEstimate> estimates;
+    estimates.reserve(count);
+    RecordEstimate total;
     for (size_t i = 0; i < count; ++i) {
       Part &part = parts[i];
       part.commaEnd = splits[i].first;
@@ -1092,23 +1102,25 @@ public:
       const char *stop = i + 1 < count ? splits[i + 1].first : end;
       if (i + 1 < count)
         part.stopAt = reinterpret_cast<uintptr_t>(stop);
-      bytes[i] = static_cast<size_t>(stop - part.start);
-      nodes += bytes[i] / 8 + 16;
-      members += bytes[i] / 16 + 16;
-      children += bytes[i] / 32 + 16;
+      const RecordEstimate &estimate =
+          estimates.emplace_back(static_cast<size_t>(stop - part.start));
+      total.nodes += estimate.nodes;
+      total.members += estimate.members;
+      total.children += estimate.children;
     }
-    pool->nodes.reserve(nodes);
-    pool->members.reserve(members);
-    pool->children.reserve(children);
-    nodes = members = children = 0;
+    pool->nodes.reserve(total.nodes);
+    pool->members.reserve(total.members);
+    pool->children.reserve(total.children);
+    size_t nodes = 0, members = 0, children = 0;
     for (size_t i = 0; i < count; ++i) {
+      const RecordEstimate &estimate = estimates[i];
       detail::Segment &segment = *(parts[i].segment = std::make_unique<detail::Segment>());
-      segment.nodes.borrow(pool->nodes.data() + nodes, bytes[i] / 8 + 16);
-      segment.members.borrow(pool->members.data() + members, bytes[i] / 16 + 16);
-      segment.children.borrow(pool->children.data() + children, bytes[i] / 32 + 16);
-      nodes += bytes[i] / 8 + 16;
-      members += bytes[i] / 16 + 16;
-      children += bytes[i] / 32 + 16;
+      segment.nodes.borrow(pool->nodes.data() + nodes, estimate.nodes);
+      segment.members.borrow(pool->members.data() + members, estimate.members);
+      segment.children.borrow(pool->children.data() + children, estimate.children);
+      nodes += estimate.nodes;
+      members += estimate.members;
+      children += estimate.children;
     }
   }
 
