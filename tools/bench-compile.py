@@ -86,9 +86,14 @@ def phases(report):
         fields = line.split()
         if inside and len(fields) == 3 and fields[2] not in ("phase", "total"):
             try:
-                result[fields[2]] = float(fields[0]) / 1000
+                seconds = float(fields[0]) / 1000
             except ValueError:
-                pass
+                continue
+            # Reading reports its steps (read:parse, read:tables, ...): each
+            # is kept, and "read" is their sum.
+            result[fields[2]] = seconds
+            if fields[2].startswith("read:"):
+                result["read"] = result.get("read", 0.0) + seconds
     return result
 
 

@@ -93,13 +93,14 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
   // behind the reader need not stay in memory while it builds the graph.
   std::unique_ptr<graph::Document> document = graph::readDocument(
       text, diag, request.limits,
-      [&input](size_t begin, size_t end) { input.dropResidentPages(begin, end); });
+      [&input](size_t begin, size_t end) { input.dropResidentPages(begin, end); },
+      [&timer](std::string_view step) { timer.finish(step); });
   if (!document)
     return ExitCode::UserError;
   // The graph holds what it needs; the text is read again only to locate a
   // late diagnostic.
   input.dropResidentPages();
-  timer.finish("read");
+  timer.finish("read:check");
 
   ir::Module module;
   passes::CompileOptions options = request.options;

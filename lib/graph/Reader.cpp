@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <charconv>
 #include <cstring>
@@ -542,15 +543,17 @@ struct TensorInfo {
 class Reader {
 public:
   Reader(DiagnosticEngine &diag, const ReaderLimits &limits,
-         const std::function<void(size_t, size_t)> &readUpTo)
-      : diag(diag), limits(limits), readUpTo(readUpTo) {}
+         const std::function<void(size_t, size_t)> &readUpTo,
+         const std::function<void(std::string_view)> &stepDone)
+      : diag(diag), limits(limits), readUpTo(readUpTo), stepDone(stepDone) {}
   /// Reads some of \p parent's current graph's nodes, on a thread of its
   /// own: it looks names, expressions and layouts up in \p parent's caches
   /// (which no one writes while it runs) before its own, and reports to
   /// \p diag.
   Reader(const Reader &parent, DiagnosticEngine &diag,
          const std::function<void(size_t, size_t)> &readUpTo)
-      : diag(diag), limits(parent.limits), readUpTo(readUpTo), source(parent.source),
+      : diag(diag), limits(parent.limits), readUpTo(readUpTo), stepDone(kNoStep),
+        source(parent.source),
         siteBases(parent.siteBases), globalNames(parent.globalNames),
         kernelIndex(parent.kernelIndex),
         graphNames(parent.graphNames), sharedExprs(&parent.exprCache),
@@ -563,6 +566,13 @@ private:
   DiagnosticEngine &diag;
   const ReaderLimits &limits;
   const std::function<void(size_t, size_t)> &readUpTo;
+  /// Told when each step of reading is done (readDocument).
+  const std::function<void(std::string_view)> &stepDone;
+  static inline const std::function<void(std::string_view)> kNoStep;
+  void finishStep(std::string_view step) {
+    if (stepDone)
+      stepDone(step);
+  }
   std::string_view source; ///< the document's text
   std::unique_ptr<Document> doc;
   /// What name sites are under (NameSite::base): "" (the document), graph
@@ -1045,6 +1055,7 @@ std::unique_ptr<Document> Reader::read(std::string_view text) {
                  fmt::format("malformed JSON: {}", parseError.message));
     return nullptr;
   }
+  finishStep("read:parse");
   Json root = parsed->root();
 
   doc = std::make_unique<Document>();
@@ -1082,6 +1093,7 @@ std::unique_ptr<Document> Reader::read(std::string_view text) {
   readGraph(root, "", doc->main, true);
   if (diag.hasErrors())
     return nullptr;
+  finishStep("read:nodes");
 
   for (Graph &graph : doc->subgraphs)
     checkGraph(graph);
@@ -3199,6 +3211,8 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
     }
   }
 
+  if (topLevel)
+    finishStep("read:tables");
   // References in nodes and outputs resolve against this graph's tensors.
   graphNames = &names;
   if (std::optional<Json> nodes = field(object, pointer, "nodes", false, what)) {
@@ -3274,6 +3288,7 @@ void Reader::checkGraph(Graph &graph) {
   // tables below are vectors indexed by it. A reference the reader left
   // unresolved names no tensor of this graph; it is looked up by name all
   // the same, in a table built the first time one is needed.
+  const size_t errorsBefore = diag.numErrors();
   const size_t tensorCount = graph.inputs.size() + graph.constants.size() + graph.buffers.size();
   const size_t firstConstant = graph.inputs.size();
   const size_t firstBuffer = firstConstant + graph.constants.size();
@@ -3291,7 +3306,7 @@ void Reader::checkGraph(Graph &graph) {
                                 : graph.inputs[t].name;
   };
   std::optional<NameMap<uint32_t>> tensors;
-  auto findTensor = [&](std::string_view name, uint32_t id) -> const TensorInfo * {
+  auto resolveTensor = [&](std::string_view name, uint32_t id) -> const TensorInfo * {
     if (id != kNoTensor)
       return &infos[id];
     if (name.empty()) // a scalar argument's (names are identifiers)
@@ -3317,7 +3332,7 @@ void Reader::checkGraph(Graph &graph) {
       continue;
     Ptr row = child(bufferPtr, i);
     Ptr p = row + "/view_of";
-    const TensorInfo *it = findTensor(*buffer.viewOf, buffer.viewOfId);
+    const TensorInfo *it = resolveTensor(*buffer.viewOf, buffer.viewOfId);
     if (!it) {
       error(p, fmt::format("unknown buffer '{}'", *buffer.viewOf));
       continue;
@@ -3362,7 +3377,7 @@ void Reader::checkGraph(Graph &graph) {
     if (infos[t].kind != TensorKind::Buffer || !graph.buffers[infos[t].index].viewOf)
       continue;
     const std::string &base = *graph.buffers[infos[t].index].viewOf;
-    if (const TensorInfo *info = findTensor(base, graph.buffers[infos[t].index].viewOfId)) {
+    if (const TensorInfo *info = resolveTensor(base, graph.buffers[infos[t].index].viewOfId)) {
       baseId[t] = idOf(info);
     } else {
       auto [id, inserted] = unknownBases.insert(base, idCount);
@@ -3389,451 +3404,576 @@ void Reader::checkGraph(Graph &graph) {
   for (uint32_t t = firstConstant; t < firstBuffer; ++t)
     markDefined(t, constantsPtr);
 
-  auto lookup = [&](const std::string &name, uint32_t id,
-                    const Ptr &pointer) -> const TensorInfo * {
-    const TensorInfo *info = findTensor(name, id);
-    if (!info)
-      error(pointer, fmt::format("unknown buffer '{}'", name));
-    return info;
-  };
-  auto isRemoved = [&](const TensorInfo &info) {
-    return info.kind == TensorKind::Buffer && graph.buffers[info.index].removed;
-  };
-  auto isTuple = [&](const std::string &name, uint32_t id) {
-    const TensorInfo *info = findTensor(name, id);
-    return info && info->kind == TensorKind::Buffer && graph.buffers[info->index].isTuple;
-  };
-  // A tuple buffer may only be returned by an op, unpacked, or returned from
-  // the graph; anything else needs one tensor.
-  auto rejectTuple = [&](const std::string &name, uint32_t id, const Ptr &pointer) {
-    if (!isTuple(name, id))
-      return false;
-    error(pointer, fmt::format("buffer '{}' is a tuple of tensors; unpack it with a "
-                                    "multi_output node first",
-                                    name));
-    return true;
-  };
   // An in-place result takes over its input's storage: the old name is dead.
   std::vector<uint32_t> renamedTo(infos.size(), kNone);
-  auto renamed = [&](const std::string &name, uint32_t t, const Ptr &pointer) {
-    if (renamedTo[t] == kNone)
-      return false;
-    error(pointer, fmt::format("buffer '{}' is used after an in-place kernel renamed it to "
-                                    "'{}'; use the new name",
-                                    name, nameOf(renamedTo[t])));
-    return true;
-  };
-  auto use = [&](const std::string &name, uint32_t id, const Ptr &pointer) {
-    const TensorInfo *info = lookup(name, id, pointer);
-    if (!info)
-      return;
-    uint32_t t = idOf(info);
-    if (renamed(name, t, pointer))
-      return;
-    if (isRemoved(*info)) {
-      error(pointer, fmt::format("buffer '{}' was removed by fusion and cannot be used",
-                                      name));
-      return;
-    }
-    if (!isDefined(t) && !isDefined(baseId[t]))
-      error(pointer, fmt::format("buffer '{}' is used before it is defined", name));
-  };
-  auto define = [&](const std::string &name, uint32_t id, const Ptr &pointer,
-                    bool overwrite) {
-    const TensorInfo *info = lookup(name, id, pointer);
-    if (!info)
-      return;
-    uint32_t t = idOf(info);
-    if (renamed(name, t, pointer))
-      return;
-    if (isRemoved(*info)) {
-      error(pointer, fmt::format("buffer '{}' was removed by fusion and cannot be written",
-                                      name));
-      return;
-    }
-    if (info->kind == TensorKind::Constant) {
-      error(pointer, fmt::format("constant '{}' cannot be written", name));
-      return;
-    }
-    if (info->kind == TensorKind::Input && !graph.inputs[info->index].mutated) {
-      error(pointer, fmt::format("input '{}' is written but not marked \"mutated\": true",
-                                      name));
-      return;
-    }
-    if (!isDefined(t))
-      markDefined(t, pointer);
-    else if (!overwrite)
-      error(pointer, fmt::format("buffer '{}' is defined twice; first at {}", name,
-                                      definitions[definedAt[t]].str()));
-    uint32_t base = baseId[t];
-    if (base != t && !isDefined(base))
-      markDefined(base, pointer);
-  };
-  auto useValue = [&](const Value &value, const Ptr &pointer, auto &self) -> void {
-    switch (value.kind) {
-    case Value::Kind::Buffer:
-      use(value.text, value.tensor, pointer + "/buffer");
-      break;
-    case Value::Kind::View:
-      use(value.view->base, value.view->baseId, pointer + "/view/base");
-      break;
-    case Value::Kind::List:
-    case Value::Kind::Tuple:
-      for (size_t i = 0; i < value.items.size(); ++i)
-        self(value.items[i], child(pointer, i), self);
-      break;
-    default:
-      break;
-    }
-  };
-
-  // cond, while_loop and invoke_subgraph: the subgraph a node calls, or null
-  // after a diagnostic. Calls through other subgraphs are checked once every
-  // graph is read (orderSubgraphs).
-  auto calledSubgraph = [&](const std::string &name, const Ptr &pointer) -> const Graph * {
-    const Graph *sub = doc->findSubgraph(name);
-    if (!sub)
-      error(pointer, fmt::format("unknown subgraph '{}'", name));
-    else if (sub == &graph)
-      error(pointer, fmt::format("subgraph '{}' calls itself", name));
-    else
-      return sub;
-    return nullptr;
-  };
-  // What a call passes to a subgraph's inputs from \p first on: a size
-  // symbol takes an integer or expression, a tensor never does (unless
-  // \p tensorsChecked: the caller has said so already).
-  auto checkOperandKinds = [&](const Graph &sub, const std::vector<Value> &values, size_t first,
-                               const Ptr &table, bool tensorsChecked = false) {
-    for (size_t i = 0; i < values.size() && first + i < sub.inputs.size(); ++i) {
-      const Input &input = sub.inputs[first + i];
-      const Value::Kind kind = values[i].kind;
-      const bool integer = kind == Value::Kind::Int || kind == Value::Kind::Expr;
-      if (input.kind == InputKind::Symbol && !integer)
-        error(table.child(i), fmt::format("input '{}' of subgraph '{}' is a size symbol; expected "
-                                          "an integer or {{\"expr\": ...}}",
-                                          input.name, sub.name));
-      else if (input.kind == InputKind::Tensor && integer && !tensorsChecked)
-        error(table.child(i), fmt::format("input '{}' of subgraph '{}' is a tensor; expected "
-                                          "{{\"buffer\": ...}} or {{\"view\": ...}}",
-                                          input.name, sub.name));
-    }
-  };
-  auto defineTupleResult = [&](const std::string &name, const Ptr &pointer, std::string_view op) {
-    if (!isTuple(name, kNoTensor))
-      error(pointer, fmt::format("{} result '{}' is not a tuple buffer (\"tuple\": true)", op,
-                                 name));
-    define(name, kNoTensor, pointer, false);
-  };
-
-  int guardDepth = 0;
   std::set<std::string, std::less<>> boundSymbols; // by bind_symbol nodes
-  for (Node &node : graph.nodes) {
-    const Ptr p(node.pointer);
-    const Ptr argTable = p + "/args";
-    if (auto *call = std::get_if<KernelCallNode>(&node.body)) {
-      const uint32_t *kernelId = kernelIndex.find(call->kernel);
-      const Kernel *kernel = kernelId ? &doc->kernels[*kernelId] : nullptr;
-      if (!kernel) {
-        error(p + "/kernel", fmt::format("unknown kernel '{}'; expected the name of an entry "
-                                              "in /kernels",
-                                              call->kernel));
-        continue;
+
+  // A large graph's nodes are checked in parts, on threads, in two walks:
+  // the first records where each name is first defined (or renamed), the
+  // second checks every use and definition against those positions. Either
+  // walk only notes that something would be reported; then, or where a node
+  // needs state the walks do not keep, the graph is walked again on this
+  // thread, which reports as before. Positions order events as the walk on
+  // one thread meets them: a node's index in the high bits, its events in
+  // the low bits.
+  constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+  std::vector<uint64_t> firstMark;   // a definition of the name or of a view of it
+  std::vector<uint64_t> firstRename; // an in-place kernel renaming it
+  auto earliest = [](uint64_t &slot, uint64_t at) {
+    std::atomic_ref<uint64_t> ref(slot);
+    uint64_t seen = ref.load(std::memory_order_relaxed);
+    while (at < seen && !ref.compare_exchange_weak(seen, at, std::memory_order_relaxed)) {
+    }
+  };
+  auto nodePosition = [](size_t index) { return (uint64_t(index) + 1) << 32; };
+  struct Walk {
+    enum Mode { Alone, Record, Check } mode;
+    uint64_t pos = 0;
+    bool doubt = false;  ///< something would be reported, or needs Alone
+    int guardDepth = 0;  ///< device guards open, from the part's start
+    int guardLowest = 0; ///< the fewest open at any point of the part
+  };
+
+  auto walk = [&](Walk &w, size_t begin, size_t end) {
+    const bool alone = w.mode == Walk::Alone;
+    // In parts, what would be reported only casts doubt on the parts.
+    auto error = [&](const Ptr &pointer, std::string message) {
+      if (alone)
+        this->error(pointer, std::move(message));
+      else
+        w.doubt = true;
+    };
+    // A reference by name alone builds a table on first use: not in parts.
+    auto findTensor = [&](std::string_view name, uint32_t id) -> const TensorInfo * {
+      if (!alone && id == kNoTensor && !name.empty()) {
+        w.doubt = true;
+        return nullptr;
       }
-      if (!kernel->configs.empty() && call->config >= kernel->configs.size())
-        error(p + "/config", fmt::format("config index {} is out of range; kernel '{}' has "
-                                              "{} configs",
-                                              call->config, kernel->name, kernel->configs.size()));
-      if (kernel->language == KernelLanguage::Triton) {
-        if (kernel->gridType == GridType::FixedGrid && !call->grid)
-          error(p, fmt::format("missing field 'grid' in a call of FixedGrid kernel '{}'",
-                                    kernel->name));
-        if (kernel->gridType != GridType::FixedGrid && call->grid)
-          error(p + "/grid", "a call carries a grid only for kernels with grid_type "
-                                  "FixedGrid");
-      }
-      // A sub-kernel's numel is passed only where its combo kernel leaves it
-      // to the launch (null in combo_grid).
-      for (const auto &[numel, value] : call->numels) {
-        auto part = comboNumelPart(numel);
-        if (!part)
-          continue;
-        const ComboGrid *combo = kernel->combo ? &*kernel->combo : nullptr;
-        const ComboGrid::Part *sub =
-            combo && part->second < combo->parts.size() ? &combo->parts[part->second] : nullptr;
-        const char dim = part->first;
-        const bool exists = sub && (dim == 'x' || sub->hasY);
-        const bool fixed = exists && (dim == 'x' ? sub->xnumel : sub->ynumel).has_value();
-        const Ptr numels = p + "/numels";
-        if (!combo)
-          error(child(numels, numel),
-                fmt::format("numel '{}' is for combo kernels; kernel '{}' has grid type {}",
-                            numel, kernel->name, gridTypeName(kernel->gridType)));
-        else if (!sub)
-          error(child(numels, numel),
-                fmt::format("numel '{}' names sub-kernel {}; combo kernel '{}' has {}", numel,
-                            part->second, kernel->name, combo->parts.size()));
-        else if (!exists)
-          error(child(numels, numel),
-                fmt::format("sub-kernel {} of combo kernel '{}' has no {} dimension",
-                            part->second, kernel->name, dim));
-        else if (fixed)
-          error(child(numels, numel),
-                fmt::format("combo kernel '{}' fixes its sub-kernel {}'s {}numel; a launch "
-                            "does not pass '{}'",
-                            kernel->name, part->second, dim, numel));
-      }
-      // A handful of numels: compare pairs rather than build a set per call.
-      for (size_t i = 0; i < call->numels.size(); ++i)
-        for (size_t j = 0; j < i; ++j)
-          if (call->numels[j].first == call->numels[i].first) {
-            error(p + "/numels", fmt::format("numel '{}' appears twice", call->numels[i].first));
-            break;
-          }
-      // Reads happen before writes within one launch.
-      // An argument that a later `removed` entry names was removed by fusion:
-      // it is never passed, so it neither reads nor defines anything.
-      auto removedLater = [&](size_t i) {
-        const KernelArg &arg = call->args[i];
-        for (size_t j = i + 1; j < call->args.size(); ++j)
-          if (call->args[j].role == ArgRole::Removed &&
-              (call->args[j].buffer == arg.buffer ||
-               (!arg.result.empty() && call->args[j].buffer == arg.result)))
-            return true;
+      return resolveTensor(name, id);
+    };
+    auto lookup = [&](const std::string &name, uint32_t id,
+                      const Ptr &pointer) -> const TensorInfo * {
+      const TensorInfo *info = findTensor(name, id);
+      if (!info)
+        error(pointer, fmt::format("unknown buffer '{}'", name));
+      return info;
+    };
+    auto isRemoved = [&](const TensorInfo &info) {
+      return info.kind == TensorKind::Buffer && graph.buffers[info.index].removed;
+    };
+    auto isTuple = [&](const std::string &name, uint32_t id) {
+      const TensorInfo *info = findTensor(name, id);
+      return info && info->kind == TensorKind::Buffer && graph.buffers[info->index].isTuple;
+    };
+    // A tuple buffer may only be returned by an op, unpacked, or returned from
+    // the graph; anything else needs one tensor.
+    auto rejectTuple = [&](const std::string &name, uint32_t id, const Ptr &pointer) {
+      if (!isTuple(name, id))
         return false;
-      };
-      for (size_t i = 0; i < call->args.size(); ++i) {
-        const KernelArg &arg = call->args[i];
-        Ptr ap = child(argTable, i);
-        if (arg.role != ArgRole::Removed && removedLater(i))
-          continue;
-        if (arg.role != ArgRole::Size && arg.role != ArgRole::Scalar &&
-            rejectTuple(arg.buffer, arg.bufferId, ap + (arg.view ? "/view/base" : "/buffer")))
-          continue;
-        if (arg.role == ArgRole::Input)
-          use(arg.buffer, arg.bufferId, ap + (arg.view ? "/view/base" : "/buffer"));
-        // Inductor hands a fused kernel an in_out buffer it allocated just
-        // before, which the kernel fills and then updates in place: an
-        // in_out argument may define an intermediate. Inputs and constants
-        // must already hold data.
-        if (arg.role == ArgRole::InOut) {
-          const TensorInfo *info = lookup(arg.buffer, arg.bufferId, ap + "/buffer");
-          if (info && info->kind != TensorKind::Buffer)
-            use(arg.buffer, arg.bufferId, ap + (arg.view ? "/view/base" : "/buffer"));
+      error(pointer, fmt::format("buffer '{}' is a tuple of tensors; unpack it with a "
+                                      "multi_output node first",
+                                      name));
+      return true;
+    };
+    auto renamed = [&](const std::string &name, uint32_t t, const Ptr &pointer) {
+      if (!alone) {
+        if (w.mode == Walk::Check && firstRename[t] < w.pos) {
+          w.doubt = true;
+          return true;
         }
-        if (arg.role == ArgRole::Removed) {
-          const TensorInfo *info = lookup(arg.buffer, arg.bufferId, ap + "/buffer");
-          if (info && !isRemoved(*info))
-            error(ap + "/buffer",
-                       fmt::format("argument has role 'removed' but buffer '{}' is not marked "
-                                   "\"removed\": true",
-                                   arg.buffer));
-        }
+        return false;
       }
-      for (size_t i = 0; i < call->args.size(); ++i) {
-        const KernelArg &arg = call->args[i];
-        Ptr ap = child(argTable, i);
-        if (isTuple(arg.buffer, arg.bufferId) || (arg.role != ArgRole::Removed && removedLater(i)))
+      if (renamedTo[t] == kNone)
+        return false;
+      error(pointer, fmt::format("buffer '{}' is used after an in-place kernel renamed it to "
+                                      "'{}'; use the new name",
+                                      name, nameOf(renamedTo[t])));
+      return true;
+    };
+    auto use = [&](const std::string &name, uint32_t id, const Ptr &pointer) {
+      ++w.pos;
+      if (w.mode == Walk::Record)
+        return;
+      const TensorInfo *info = lookup(name, id, pointer);
+      if (!info)
+        return;
+      uint32_t t = idOf(info);
+      if (renamed(name, t, pointer))
+        return;
+      if (isRemoved(*info)) {
+        error(pointer, fmt::format("buffer '{}' was removed by fusion and cannot be used",
+                                        name));
+        return;
+      }
+      if (alone ? !isDefined(t) && !isDefined(baseId[t])
+                : firstMark[t] >= w.pos && firstMark[baseId[t]] >= w.pos)
+        error(pointer, fmt::format("buffer '{}' is used before it is defined", name));
+    };
+    auto define = [&](const std::string &name, uint32_t id, const Ptr &pointer,
+                      bool overwrite) {
+      ++w.pos;
+      const TensorInfo *info = lookup(name, id, pointer);
+      if (!info)
+        return;
+      uint32_t t = idOf(info);
+      if (renamed(name, t, pointer))
+        return;
+      if (isRemoved(*info)) {
+        error(pointer, fmt::format("buffer '{}' was removed by fusion and cannot be written",
+                                        name));
+        return;
+      }
+      if (info->kind == TensorKind::Constant) {
+        error(pointer, fmt::format("constant '{}' cannot be written", name));
+        return;
+      }
+      if (info->kind == TensorKind::Input && !graph.inputs[info->index].mutated) {
+        error(pointer, fmt::format("input '{}' is written but not marked \"mutated\": true",
+                                        name));
+        return;
+      }
+      uint32_t base = baseId[t];
+      if (!alone) {
+        if (w.mode == Walk::Record) {
+          earliest(firstMark[t], w.pos);
+          if (base != t)
+            earliest(firstMark[base], w.pos);
+        } else if (!overwrite && firstMark[t] < w.pos) {
+          w.doubt = true;
+        }
+        return;
+      }
+      if (!isDefined(t))
+        markDefined(t, pointer);
+      else if (!overwrite)
+        error(pointer, fmt::format("buffer '{}' is defined twice; first at {}", name,
+                                        definitions[definedAt[t]].str()));
+      if (base != t && !isDefined(base))
+        markDefined(base, pointer);
+    };
+    auto useValue = [&](const Value &value, const Ptr &pointer, auto &self) -> void {
+      switch (value.kind) {
+      case Value::Kind::Buffer:
+        use(value.text, value.tensor, pointer + "/buffer");
+        break;
+      case Value::Kind::View:
+        use(value.view->base, value.view->baseId, pointer + "/view/base");
+        break;
+      case Value::Kind::List:
+      case Value::Kind::Tuple:
+        for (size_t i = 0; i < value.items.size(); ++i)
+          self(value.items[i], child(pointer, i), self);
+        break;
+      default:
+        break;
+      }
+    };
+
+    // cond, while_loop and invoke_subgraph: the subgraph a node calls, or null
+    // after a diagnostic. Calls through other subgraphs are checked once every
+    // graph is read (orderSubgraphs).
+    auto calledSubgraph = [&](const std::string &name, const Ptr &pointer) -> const Graph * {
+      const Graph *sub = doc->findSubgraph(name);
+      if (!sub)
+        error(pointer, fmt::format("unknown subgraph '{}'", name));
+      else if (sub == &graph)
+        error(pointer, fmt::format("subgraph '{}' calls itself", name));
+      else
+        return sub;
+      return nullptr;
+    };
+    // What a call passes to a subgraph's inputs from \p first on: a size
+    // symbol takes an integer or expression, a tensor never does (unless
+    // \p tensorsChecked: the caller has said so already).
+    auto checkOperandKinds = [&](const Graph &sub, const std::vector<Value> &values, size_t first,
+                                 const Ptr &table, bool tensorsChecked = false) {
+      for (size_t i = 0; i < values.size() && first + i < sub.inputs.size(); ++i) {
+        const Input &input = sub.inputs[first + i];
+        const Value::Kind kind = values[i].kind;
+        const bool integer = kind == Value::Kind::Int || kind == Value::Kind::Expr;
+        if (input.kind == InputKind::Symbol && !integer)
+          error(table.child(i),
+                fmt::format("input '{}' of subgraph '{}' is a size symbol; expected "
+                            "an integer or {{\"expr\": ...}}",
+                            input.name, sub.name));
+        else if (input.kind == InputKind::Tensor && integer && !tensorsChecked)
+          error(table.child(i), fmt::format("input '{}' of subgraph '{}' is a tensor; expected "
+                                            "{{\"buffer\": ...}} or {{\"view\": ...}}",
+                                            input.name, sub.name));
+      }
+    };
+    auto defineTupleResult = [&](const std::string &name, const Ptr &pointer, std::string_view op) {
+      if (!isTuple(name, kNoTensor))
+        error(pointer, fmt::format("{} result '{}' is not a tuple buffer (\"tuple\": true)", op,
+                                   name));
+      define(name, kNoTensor, pointer, false);
+    };
+
+    for (size_t index = begin; index < end; ++index) {
+      if (w.doubt)
+        return;
+      Node &node = graph.nodes[index];
+      w.pos = nodePosition(index);
+      const Ptr p(node.pointer);
+      const Ptr argTable = p + "/args";
+      if (auto *call = std::get_if<KernelCallNode>(&node.body)) {
+        const uint32_t *kernelId = kernelIndex.find(call->kernel);
+        const Kernel *kernel = kernelId ? &doc->kernels[*kernelId] : nullptr;
+        if (!kernel) {
+          error(p + "/kernel", fmt::format("unknown kernel '{}'; expected the name of an entry "
+                                                "in /kernels",
+                                                call->kernel));
           continue;
-        if (arg.role == ArgRole::Output)
-          define(arg.buffer, arg.bufferId, ap + (arg.view ? "/view/base" : "/buffer"), true);
-        if (arg.role == ArgRole::InOut) {
-          define(arg.buffer, arg.bufferId, ap + "/buffer", true);
-          if (!arg.result.empty()) {
-            const TensorInfo *in = lookup(arg.buffer, arg.bufferId, ap + "/buffer");
-            const TensorInfo *out = lookup(arg.result, arg.resultId, ap + "/result");
-            // Inductor reuses dead intermediates and donated inputs (a
-            // backward graph's saved activations) in place; never constants.
-            if (in && out && out->kind != TensorKind::Buffer)
-              error(ap + "/result", fmt::format("'{}' is not a buffer", arg.result));
-            else if (in && out && in->kind == TensorKind::Constant)
+        }
+        if (!kernel->configs.empty() && call->config >= kernel->configs.size())
+          error(p + "/config", fmt::format("config index {} is out of range; kernel '{}' has "
+                                                "{} configs",
+                                                call->config, kernel->name,
+                                                kernel->configs.size()));
+        if (kernel->language == KernelLanguage::Triton) {
+          if (kernel->gridType == GridType::FixedGrid && !call->grid)
+            error(p, fmt::format("missing field 'grid' in a call of FixedGrid kernel '{}'",
+                                      kernel->name));
+          if (kernel->gridType != GridType::FixedGrid && call->grid)
+            error(p + "/grid", "a call carries a grid only for kernels with grid_type "
+                                    "FixedGrid");
+        }
+        // A sub-kernel's numel is passed only where its combo kernel leaves it
+        // to the launch (null in combo_grid).
+        for (const auto &[numel, value] : call->numels) {
+          auto part = comboNumelPart(numel);
+          if (!part)
+            continue;
+          const ComboGrid *combo = kernel->combo ? &*kernel->combo : nullptr;
+          const ComboGrid::Part *sub =
+              combo && part->second < combo->parts.size() ? &combo->parts[part->second] : nullptr;
+          const char dim = part->first;
+          const bool exists = sub && (dim == 'x' || sub->hasY);
+          const bool fixed = exists && (dim == 'x' ? sub->xnumel : sub->ynumel).has_value();
+          const Ptr numels = p + "/numels";
+          if (!combo)
+            error(child(numels, numel),
+                  fmt::format("numel '{}' is for combo kernels; kernel '{}' has grid type {}",
+                              numel, kernel->name, gridTypeName(kernel->gridType)));
+          else if (!sub)
+            error(child(numels, numel),
+                  fmt::format("numel '{}' names sub-kernel {}; combo kernel '{}' has {}", numel,
+                              part->second, kernel->name, combo->parts.size()));
+          else if (!exists)
+            error(child(numels, numel),
+                  fmt::format("sub-kernel {} of combo kernel '{}' has no {} dimension",
+                              part->second, kernel->name, dim));
+          else if (fixed)
+            error(child(numels, numel),
+                  fmt::format("combo kernel '{}' fixes its sub-kernel {}'s {}numel; a launch "
+                              "does not pass '{}'",
+                              kernel->name, part->second, dim, numel));
+        }
+        // A handful of numels: compare pairs rather than build a set per call.
+        for (size_t i = 0; i < call->numels.size(); ++i)
+          for (size_t j = 0; j < i; ++j)
+            if (call->numels[j].first == call->numels[i].first) {
+              error(p + "/numels", fmt::format("numel '{}' appears twice", call->numels[i].first));
+              break;
+            }
+        // Reads happen before writes within one launch.
+        // An argument that a later `removed` entry names was removed by fusion:
+        // it is never passed, so it neither reads nor defines anything.
+        auto removedLater = [&](size_t i) {
+          const KernelArg &arg = call->args[i];
+          for (size_t j = i + 1; j < call->args.size(); ++j)
+            if (call->args[j].role == ArgRole::Removed &&
+                (call->args[j].buffer == arg.buffer ||
+                 (!arg.result.empty() && call->args[j].buffer == arg.result)))
+              return true;
+          return false;
+        };
+        for (size_t i = 0; i < call->args.size(); ++i) {
+          const KernelArg &arg = call->args[i];
+          Ptr ap = child(argTable, i);
+          if (arg.role != ArgRole::Removed && removedLater(i))
+            continue;
+          if (arg.role != ArgRole::Size && arg.role != ArgRole::Scalar &&
+              rejectTuple(arg.buffer, arg.bufferId, ap + (arg.view ? "/view/base" : "/buffer")))
+            continue;
+          if (arg.role == ArgRole::Input)
+            use(arg.buffer, arg.bufferId, ap + (arg.view ? "/view/base" : "/buffer"));
+          // Inductor hands a fused kernel an in_out buffer it allocated just
+          // before, which the kernel fills and then updates in place: an
+          // in_out argument may define an intermediate. Inputs and constants
+          // must already hold data.
+          if (arg.role == ArgRole::InOut) {
+            const TensorInfo *info = lookup(arg.buffer, arg.bufferId, ap + "/buffer");
+            if (info && info->kind != TensorKind::Buffer)
+              use(arg.buffer, arg.bufferId, ap + (arg.view ? "/view/base" : "/buffer"));
+          }
+          if (arg.role == ArgRole::Removed) {
+            const TensorInfo *info = lookup(arg.buffer, arg.bufferId, ap + "/buffer");
+            if (info && !isRemoved(*info))
               error(ap + "/buffer",
-                         fmt::format("constant '{}' cannot be reused in place", arg.buffer));
-            else if (in && out) {
-              const Layout &a = in->kind == TensorKind::Buffer ? graph.buffers[in->index].layout
-                                                               : graph.inputs[in->index].layout;
-              const Layout &b = graph.buffers[out->index].layout;
-              if (a.dtype != b.dtype || !(a.device == b.device))
-                error(ap + "/result",
-                           fmt::format("in-place result '{}' differs from '{}' in dtype or device",
-                                       arg.result, arg.buffer));
-              define(arg.result, arg.resultId, ap + "/result", false);
-              if (renamedTo[idOf(in)] == kNone)
-                renamedTo[idOf(in)] = idOf(out);
+                         fmt::format("argument has role 'removed' but buffer '{}' is not marked "
+                                     "\"removed\": true",
+                                     arg.buffer));
+          }
+        }
+        for (size_t i = 0; i < call->args.size(); ++i) {
+          const KernelArg &arg = call->args[i];
+          Ptr ap = child(argTable, i);
+          if (isTuple(arg.buffer, arg.bufferId) ||
+              (arg.role != ArgRole::Removed && removedLater(i)))
+            continue;
+          if (arg.role == ArgRole::Output)
+            define(arg.buffer, arg.bufferId, ap + (arg.view ? "/view/base" : "/buffer"), true);
+          if (arg.role == ArgRole::InOut) {
+            define(arg.buffer, arg.bufferId, ap + "/buffer", true);
+            if (!arg.result.empty()) {
+              const TensorInfo *in = lookup(arg.buffer, arg.bufferId, ap + "/buffer");
+              const TensorInfo *out = lookup(arg.result, arg.resultId, ap + "/result");
+              // Inductor reuses dead intermediates and donated inputs (a
+              // backward graph's saved activations) in place; never constants.
+              if (in && out && out->kind != TensorKind::Buffer)
+                error(ap + "/result", fmt::format("'{}' is not a buffer", arg.result));
+              else if (in && out && in->kind == TensorKind::Constant)
+                error(ap + "/buffer",
+                           fmt::format("constant '{}' cannot be reused in place", arg.buffer));
+              else if (in && out) {
+                const Layout &a = in->kind == TensorKind::Buffer ? graph.buffers[in->index].layout
+                                                                 : graph.inputs[in->index].layout;
+                const Layout &b = graph.buffers[out->index].layout;
+                if (a.dtype != b.dtype || !(a.device == b.device))
+                  error(ap + "/result",
+                        fmt::format("in-place result '{}' differs from '{}' in dtype or device",
+                                         arg.result, arg.buffer));
+                define(arg.result, arg.resultId, ap + "/result", false);
+                if (alone) {
+                  if (renamedTo[idOf(in)] == kNone)
+                    renamedTo[idOf(in)] = idOf(out);
+                } else if (++w.pos; w.mode == Walk::Record) {
+                  earliest(firstRename[idOf(in)], w.pos);
+                }
+              }
             }
           }
         }
-      }
-    } else if (auto *boxedExt = std::get_if<Boxed<ExternNode>>(&node.body)) {
-      const ExternNode *ext = &**boxedExt;
-      for (size_t i = 0; i < ext->args.size(); ++i)
-        useValue(ext->args[i], (p + "/args").child(i), useValue);
-      for (const auto &[key, value] : ext->kwargs)
-        useValue(value, (p + "/kwargs").child(key), useValue);
-      for (size_t i = 0; i < ext->mutated.size(); ++i) {
-        uint32_t id = i < ext->mutatedIds.size() ? ext->mutatedIds[i] : kNoTensor;
-        use(ext->mutated[i], id, (p + "/mutated").child(i));
-        define(ext->mutated[i], id, (p + "/mutated").child(i), true);
-      }
-      if (ext->out) {
-        bool isView = ext->out->kind == Value::Kind::View;
-        const std::string &name = isView ? ext->out->view->base : ext->out->text;
-        uint32_t id = isView ? ext->out->view->baseId : ext->out->tensor;
-        if (!rejectTuple(name, id, p + "/out"))
-          define(name, id, p + "/out", true);
-      }
-      if (ext->result)
-        define(*ext->result, ext->resultId, p + "/result", false);
-    } else if (auto *mo = std::get_if<MultiOutputNode>(&node.body)) {
-      use(mo->source, mo->sourceId, p + "/source");
-      if (!isTuple(mo->source, mo->sourceId))
-        error(p + "/source", fmt::format("multi_output source '{}' is not a tuple buffer "
-                                              "(\"tuple\": true)",
-                                              mo->source));
-      define(mo->result, mo->resultId, p + "/result", false);
-    } else if (auto *boxed = std::get_if<Boxed<AssertSizeStrideNode>>(&node.body)) {
-      const AssertSizeStrideNode &as = *boxed;
-      if (!rejectTuple(as.buffer, as.bufferId, p + "/buffer"))
-        use(as.buffer, as.bufferId, p + "/buffer");
-    } else if (std::holds_alternative<DeviceGuardEnterNode>(node.body)) {
-      ++guardDepth;
-    } else if (std::holds_alternative<DeviceGuardExitNode>(node.body)) {
-      if (--guardDepth < 0) {
-        error(p, "device_guard_exit without a matching device_guard_enter");
-        guardDepth = 0;
-      }
-    } else if (auto *boxedCond = std::get_if<Boxed<CondNode>>(&node.body)) {
-      const CondNode *cond = &**boxedCond;
-      useValue(cond->predicate, p + "/predicate", useValue);
-      for (size_t i = 0; i < cond->operands.size(); ++i)
-        useValue(cond->operands[i], (p + "/operands").child(i), useValue);
-      for (const std::string *name : {&cond->trueGraph, &cond->falseGraph}) {
-        Ptr gp = p + (name == &cond->trueGraph ? "/true_graph" : "/false_graph");
-        const Graph *sub = calledSubgraph(*name, gp);
-        if (!sub)
-          continue;
-        if (sub->inputs.size() != cond->operands.size())
-          error(gp, fmt::format("subgraph '{}' takes {} inputs but the cond passes {}",
-                                     *name, sub->inputs.size(), cond->operands.size()));
-        else
-          checkOperandKinds(*sub, cond->operands, 0, p + "/operands");
-        if (cond->result.empty() && sub->outputs.size() != cond->results.size())
-          error(gp, fmt::format("subgraph '{}' returns {} outputs but the cond has {} results",
-                                     *name, sub->outputs.size(), cond->results.size()));
-      }
-      for (size_t i = 0; i < cond->results.size(); ++i)
-        define(cond->results[i], kNoTensor, (p + "/results").child(i), false);
-      if (!cond->result.empty())
-        defineTupleResult(cond->result, p + "/result", "cond");
-    } else if (auto *boxedLoop = std::get_if<Boxed<WhileLoopNode>>(&node.body)) {
-      const WhileLoopNode *loop = &**boxedLoop;
-      if (loop->carried.empty())
-        error(p, "a while_loop carries no values; expected at least one tensor in 'carried'");
-      const Ptr carriedTable = p + "/carried";
-      for (size_t i = 0; i < loop->carried.size(); ++i) {
-        const Value &v = loop->carried[i];
-        const Ptr vp = carriedTable.child(i);
-        if (v.kind != Value::Kind::Buffer && v.kind != Value::Kind::View)
-          error(vp, "a carried value must be a tensor ({\"buffer\": ...} or {\"view\": ...})");
-        else if (v.kind == Value::Kind::Buffer && !rejectTuple(v.text, v.tensor, vp + "/buffer")) {
-          useValue(v, vp, useValue);
-          const TensorInfo *info = findTensor(v.text, v.tensor);
-          if (info && info->kind == TensorKind::Input &&
-              graph.inputs[info->index].kind != InputKind::Tensor)
-            error(vp + "/buffer", fmt::format("carried value '{}' is not a tensor", v.text));
+      } else if (auto *boxedExt = std::get_if<Boxed<ExternNode>>(&node.body)) {
+        const ExternNode *ext = &**boxedExt;
+        for (size_t i = 0; i < ext->args.size(); ++i)
+          useValue(ext->args[i], (p + "/args").child(i), useValue);
+        for (const auto &[key, value] : ext->kwargs)
+          useValue(value, (p + "/kwargs").child(key), useValue);
+        for (size_t i = 0; i < ext->mutated.size(); ++i) {
+          uint32_t id = i < ext->mutatedIds.size() ? ext->mutatedIds[i] : kNoTensor;
+          use(ext->mutated[i], id, (p + "/mutated").child(i));
+          define(ext->mutated[i], id, (p + "/mutated").child(i), true);
         }
-        else if (v.kind == Value::Kind::View)
-          useValue(v, vp, useValue);
-      }
-      for (size_t i = 0; i < loop->additional.size(); ++i)
-        useValue(loop->additional[i], (p + "/additional").child(i), useValue);
-      // Both subgraphs take the carried values, then the additional ones;
-      // the cond returns the predicate, the body the next carried values.
-      const size_t inputs = loop->carried.size() + loop->additional.size();
-      auto checkLoopOperands = [&](const Graph &sub) {
-        checkOperandKinds(sub, loop->carried, 0, carriedTable, /*tensorsChecked=*/true);
-        checkOperandKinds(sub, loop->additional, loop->carried.size(), p + "/additional");
-      };
-      if (const Graph *sub = calledSubgraph(loop->condGraph, p + "/cond_graph")) {
-        if (sub->inputs.size() != inputs)
-          error(p + "/cond_graph",
-                fmt::format("subgraph '{}' takes {} inputs but the while_loop passes {}",
-                            loop->condGraph, sub->inputs.size(), inputs));
-        else
-          checkLoopOperands(*sub);
-        if (sub->outputs.size() != 1)
-          error(p + "/cond_graph",
-                fmt::format("cond subgraph '{}' returns {} outputs; expected 1, the predicate",
-                            loop->condGraph, sub->outputs.size()));
-      }
-      if (const Graph *sub = calledSubgraph(loop->bodyGraph, p + "/body_graph")) {
-        if (sub->inputs.size() != inputs)
-          error(p + "/body_graph",
-                fmt::format("subgraph '{}' takes {} inputs but the while_loop passes {}",
-                            loop->bodyGraph, sub->inputs.size(), inputs));
-        else
-          checkLoopOperands(*sub);
-        if (sub->outputs.size() != loop->carried.size())
-          error(p + "/body_graph",
-                fmt::format("body subgraph '{}' returns {} outputs but the while_loop carries {} "
-                            "values",
-                            loop->bodyGraph, sub->outputs.size(), loop->carried.size()));
-      }
-      defineTupleResult(loop->result, p + "/result", "while_loop");
-    } else if (auto *boxedInvoke = std::get_if<Boxed<InvokeSubgraphNode>>(&node.body)) {
-      const InvokeSubgraphNode *invoke = &**boxedInvoke;
-      for (size_t i = 0; i < invoke->operands.size(); ++i)
-        useValue(invoke->operands[i], (p + "/operands").child(i), useValue);
-      if (const Graph *sub = calledSubgraph(invoke->graph, p + "/subgraph")) {
-        if (sub->inputs.size() != invoke->operands.size())
-          error(p + "/subgraph",
-                fmt::format("subgraph '{}' takes {} inputs but the invoke_subgraph passes {}",
-                            invoke->graph, sub->inputs.size(), invoke->operands.size()));
-        else
-          checkOperandKinds(*sub, invoke->operands, 0, p + "/operands");
-      }
-      defineTupleResult(invoke->result, p + "/result", "invoke_subgraph");
-    } else if (auto *boxedBind = std::get_if<Boxed<BindSymbolNode>>(&node.body)) {
-      const BindSymbolNode &bind = **boxedBind;
-      const Value &tensor = bind.tensor;
-      if (bind.read != BindSymbolNode::Read::Expr) {
-        useValue(tensor, p + "/tensor", useValue);
-        if (tensor.kind == Value::Kind::Buffer && bind.index.empty())
-          rejectTuple(tensor.text, tensor.tensor, p + "/tensor");
-      }
-      // .item() binds an integer: of an integer or bool tensor only.
-      bool integer = true;
-      if (bind.read == BindSymbolNode::Read::Item) {
-        const bool view = tensor.kind == Value::Kind::View;
-        if (const TensorInfo *info = findTensor(view ? tensor.view->base : tensor.text,
-                                                view ? tensor.view->baseId : tensor.tensor)) {
-          const Layout &layout = info->kind == TensorKind::Buffer ? graph.buffers[info->index].layout
-                                 : info->kind == TensorKind::Input
-                                     ? graph.inputs[info->index].layout
-                                     : graph.constants[info->index].layout;
-          integer = isIntegral(layout.dtype);
+        if (ext->out) {
+          bool isView = ext->out->kind == Value::Kind::View;
+          const std::string &name = isView ? ext->out->view->base : ext->out->text;
+          uint32_t id = isView ? ext->out->view->baseId : ext->out->tensor;
+          if (!rejectTuple(name, id, p + "/out"))
+            define(name, id, p + "/out", true);
         }
+        if (ext->result)
+          define(*ext->result, ext->resultId, p + "/result", false);
+      } else if (auto *mo = std::get_if<MultiOutputNode>(&node.body)) {
+        use(mo->source, mo->sourceId, p + "/source");
+        if (!isTuple(mo->source, mo->sourceId))
+          error(p + "/source", fmt::format("multi_output source '{}' is not a tuple buffer "
+                                                "(\"tuple\": true)",
+                                                mo->source));
+        define(mo->result, mo->resultId, p + "/result", false);
+      } else if (auto *boxed = std::get_if<Boxed<AssertSizeStrideNode>>(&node.body)) {
+        const AssertSizeStrideNode &as = *boxed;
+        if (!rejectTuple(as.buffer, as.bufferId, p + "/buffer"))
+          use(as.buffer, as.bufferId, p + "/buffer");
+      } else if (std::holds_alternative<DeviceGuardEnterNode>(node.body)) {
+        ++w.guardDepth;
+      } else if (std::holds_alternative<DeviceGuardExitNode>(node.body)) {
+        w.guardLowest = std::min(w.guardLowest, --w.guardDepth);
+        if (alone && w.guardDepth < 0) {
+          error(p, "device_guard_exit without a matching device_guard_enter");
+          w.guardDepth = 0;
+        }
+      } else if (auto *boxedCond = std::get_if<Boxed<CondNode>>(&node.body)) {
+        const CondNode *cond = &**boxedCond;
+        useValue(cond->predicate, p + "/predicate", useValue);
+        for (size_t i = 0; i < cond->operands.size(); ++i)
+          useValue(cond->operands[i], (p + "/operands").child(i), useValue);
+        for (const std::string *name : {&cond->trueGraph, &cond->falseGraph}) {
+          Ptr gp = p + (name == &cond->trueGraph ? "/true_graph" : "/false_graph");
+          const Graph *sub = calledSubgraph(*name, gp);
+          if (!sub)
+            continue;
+          if (sub->inputs.size() != cond->operands.size())
+            error(gp, fmt::format("subgraph '{}' takes {} inputs but the cond passes {}",
+                                       *name, sub->inputs.size(), cond->operands.size()));
+          else
+            checkOperandKinds(*sub, cond->operands, 0, p + "/operands");
+          if (cond->result.empty() && sub->outputs.size() != cond->results.size())
+            error(gp, fmt::format("subgraph '{}' returns {} outputs but the cond has {} results",
+                                       *name, sub->outputs.size(), cond->results.size()));
+        }
+        for (size_t i = 0; i < cond->results.size(); ++i)
+          define(cond->results[i], kNoTensor, (p + "/results").child(i), false);
+        if (!cond->result.empty())
+          defineTupleResult(cond->result, p + "/result", "cond");
+      } else if (auto *boxedLoop = std::get_if<Boxed<WhileLoopNode>>(&node.body)) {
+        const WhileLoopNode *loop = &**boxedLoop;
+        if (loop->carried.empty())
+          error(p, "a while_loop carries no values; expected at least one tensor in 'carried'");
+        const Ptr carriedTable = p + "/carried";
+        for (size_t i = 0; i < loop->carried.size(); ++i) {
+          const Value &v = loop->carried[i];
+          const Ptr vp = carriedTable.child(i);
+          if (v.kind != Value::Kind::Buffer && v.kind != Value::Kind::View)
+            error(vp, "a carried value must be a tensor ({\"buffer\": ...} or {\"view\": ...})");
+          else if (v.kind == Value::Kind::Buffer &&
+                   !rejectTuple(v.text, v.tensor, vp + "/buffer")) {
+            useValue(v, vp, useValue);
+            const TensorInfo *info = findTensor(v.text, v.tensor);
+            if (info && info->kind == TensorKind::Input &&
+                graph.inputs[info->index].kind != InputKind::Tensor)
+              error(vp + "/buffer", fmt::format("carried value '{}' is not a tensor", v.text));
+          }
+          else if (v.kind == Value::Kind::View)
+            useValue(v, vp, useValue);
+        }
+        for (size_t i = 0; i < loop->additional.size(); ++i)
+          useValue(loop->additional[i], (p + "/additional").child(i), useValue);
+        // Both subgraphs take the carried values, then the additional ones;
+        // the cond returns the predicate, the body the next carried values.
+        const size_t inputs = loop->carried.size() + loop->additional.size();
+        auto checkLoopOperands = [&](const Graph &sub) {
+          checkOperandKinds(sub, loop->carried, 0, carriedTable, /*tensorsChecked=*/true);
+          checkOperandKinds(sub, loop->additional, loop->carried.size(), p + "/additional");
+        };
+        if (const Graph *sub = calledSubgraph(loop->condGraph, p + "/cond_graph")) {
+          if (sub->inputs.size() != inputs)
+            error(p + "/cond_graph",
+                  fmt::format("subgraph '{}' takes {} inputs but the while_loop passes {}",
+                              loop->condGraph, sub->inputs.size(), inputs));
+          else
+            checkLoopOperands(*sub);
+          if (sub->outputs.size() != 1)
+            error(p + "/cond_graph",
+                  fmt::format("cond subgraph '{}' returns {} outputs; expected 1, the predicate",
+                              loop->condGraph, sub->outputs.size()));
+        }
+        if (const Graph *sub = calledSubgraph(loop->bodyGraph, p + "/body_graph")) {
+          if (sub->inputs.size() != inputs)
+            error(p + "/body_graph",
+                  fmt::format("subgraph '{}' takes {} inputs but the while_loop passes {}",
+                              loop->bodyGraph, sub->inputs.size(), inputs));
+          else
+            checkLoopOperands(*sub);
+          if (sub->outputs.size() != loop->carried.size())
+            error(p + "/body_graph",
+                  fmt::format("body subgraph '{}' returns {} outputs but the while_loop carries {} "
+                              "values",
+                              loop->bodyGraph, sub->outputs.size(), loop->carried.size()));
+        }
+        defineTupleResult(loop->result, p + "/result", "while_loop");
+      } else if (auto *boxedInvoke = std::get_if<Boxed<InvokeSubgraphNode>>(&node.body)) {
+        const InvokeSubgraphNode *invoke = &**boxedInvoke;
+        for (size_t i = 0; i < invoke->operands.size(); ++i)
+          useValue(invoke->operands[i], (p + "/operands").child(i), useValue);
+        if (const Graph *sub = calledSubgraph(invoke->graph, p + "/subgraph")) {
+          if (sub->inputs.size() != invoke->operands.size())
+            error(p + "/subgraph",
+                  fmt::format("subgraph '{}' takes {} inputs but the invoke_subgraph passes {}",
+                              invoke->graph, sub->inputs.size(), invoke->operands.size()));
+          else
+            checkOperandKinds(*sub, invoke->operands, 0, p + "/operands");
+        }
+        defineTupleResult(invoke->result, p + "/result", "invoke_subgraph");
+      } else if (auto *boxedBind = std::get_if<Boxed<BindSymbolNode>>(&node.body)) {
+        if (!alone) { // symbols bound so far: kept by the walk alone
+          w.doubt = true;
+          return;
+        }
+        const BindSymbolNode &bind = **boxedBind;
+        const Value &tensor = bind.tensor;
+        if (bind.read != BindSymbolNode::Read::Expr) {
+          useValue(tensor, p + "/tensor", useValue);
+          if (tensor.kind == Value::Kind::Buffer && bind.index.empty())
+            rejectTuple(tensor.text, tensor.tensor, p + "/tensor");
+        }
+        // .item() binds an integer: of an integer or bool tensor only.
+        bool integer = true;
+        if (bind.read == BindSymbolNode::Read::Item) {
+          const bool view = tensor.kind == Value::Kind::View;
+          if (const TensorInfo *info = findTensor(view ? tensor.view->base : tensor.text,
+                                                  view ? tensor.view->baseId : tensor.tensor)) {
+            const Layout &layout = info->kind == TensorKind::Buffer
+                                       ? graph.buffers[info->index].layout
+                                   : info->kind == TensorKind::Input
+                                       ? graph.inputs[info->index].layout
+                                       : graph.constants[info->index].layout;
+            integer = isIntegral(layout.dtype);
+          }
+        }
+        checkBindSymbol(bind, p, bind.index.empty() || isTuple(tensor.text, tensor.tensor),
+                        integer, boundSymbols);
       }
-      checkBindSymbol(bind, p, bind.index.empty() || isTuple(tensor.text, tensor.tensor),
-                      integer, boundSymbols);
+    }
+    // The part that ends the graph checks what follows its nodes.
+    if (end != graph.nodes.size() || w.mode == Walk::Record)
+      return;
+    if (alone && w.guardDepth != 0)
+      error(graph.pointer + "/nodes", "a device_guard_enter has no matching device_guard_exit");
+    w.pos = nodePosition(graph.nodes.size());
+    const Ptr outputTable = graphPtr + "/outputs";
+    for (size_t i = 0; i < graph.outputs.size(); ++i) {
+      Ptr p = child(outputTable, i);
+      useValue(graph.outputs[i], p, useValue);
+    }
+  };
+
+  const size_t n = graph.nodes.size();
+  const size_t parts =
+      limits.threads < kPartsFromThreads
+          ? 1
+          : std::min<size_t>(limits.threads, n / std::max<size_t>(limits.minNodesPerThread, 1));
+  if (parts >= 2 && diag.numErrors() == errorsBefore) {
+    firstMark.assign(idCount, kNever);
+    firstRename.assign(infos.size(), kNever);
+    for (uint32_t t = 0; t < idCount; ++t)
+      if (isDefined(t))
+        firstMark[t] = 0;
+    std::vector<Walk> walks(parts, Walk{Walk::Record});
+    auto walkParts = [&] {
+      runParts(parts, [&](size_t k) { walk(walks[k], n * k / parts, n * (k + 1) / parts); });
+      return std::none_of(walks.begin(), walks.end(), [](const Walk &w) { return w.doubt; });
+    };
+    bool quiet = walkParts();
+    // Device guards: no part may close more than are open when it starts,
+    // and all close by the end.
+    int open = 0;
+    for (const Walk &w : walks) {
+      quiet &= open + w.guardLowest >= 0;
+      open += w.guardDepth;
+    }
+    quiet &= open == 0;
+    if (quiet) {
+      walks.assign(parts, Walk{Walk::Check});
+      quiet = walkParts();
+    }
+    if (quiet) {
+      ++doc->graphsCheckedInParts;
+      return;
     }
   }
-  if (guardDepth != 0)
-    error(graph.pointer + "/nodes", "a device_guard_enter has no matching device_guard_exit");
-
-  const Ptr outputTable = graphPtr + "/outputs";
-  for (size_t i = 0; i < graph.outputs.size(); ++i) {
-    Ptr p = child(outputTable, i);
-    useValue(graph.outputs[i], p, useValue);
-  }
+  Walk alone{Walk::Alone};
+  walk(alone, 0, n);
 }
 
 } // namespace
 
 std::unique_ptr<Document> readDocument(std::string_view text, DiagnosticEngine &diag,
                                        const ReaderLimits &limits,
-                                       const std::function<void(size_t, size_t)> &readUpTo) {
-  Reader reader(diag, limits, readUpTo);
+                                       const std::function<void(size_t, size_t)> &readUpTo,
+                                       const std::function<void(std::string_view)> &stepDone) {
+  Reader reader(diag, limits, readUpTo, stepDone);
   return reader.read(text);
 }
 

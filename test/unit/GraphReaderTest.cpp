@@ -97,7 +97,9 @@ namespace {
 
 /// What reading \p text with \p limits gives: every diagnostic, and the IR
 /// the default pipeline makes of the document, if there is one.
-std::string readOutcome(const std::string &text, const graph::ReaderLimits &limits) {
+/// \p checkedInParts, if given, counts the graphs the reader checked in parts.
+std::string readOutcome(const std::string &text, const graph::ReaderLimits &limits,
+                        unsigned *checkedInParts = nullptr) {
   DiagnosticEngine diag;
   diag.setSource("test.json", [&text](std::string_view pointer) {
     return graph::locateJsonPointer(text, pointer);
@@ -108,6 +110,8 @@ std::string readOutcome(const std::string &text, const graph::ReaderLimits &limi
     out += formatDiagnostic(d) + "\n";
   if (!doc)
     return out + "(no document)\n";
+  if (checkedInParts)
+    *checkedInParts += doc->graphsCheckedInParts;
   ir::Module module;
   DiagnosticEngine compileDiag;
   if (!test::compile(*doc, module, compileDiag))
@@ -130,6 +134,7 @@ TEST_CASE("reading nodes on several threads changes nothing", "[reader][threads]
   std::sort(files.begin(), files.end());
   REQUIRE(files.size() > 50);
   int split = 0;
+  unsigned checkedInParts = 0;
   for (const std::filesystem::path &file : files) {
     INFO(file.string());
     std::ifstream in(file);
@@ -143,11 +148,106 @@ TEST_CASE("reading nodes on several threads changes nothing", "[reader][threads]
       many.threads = threads;
       many.minNodesPerThread = 1;
       many.partsFrom = 0; // from four threads, the text is parsed in parts
-      CHECK(readOutcome(text, many) == expected);
+      CHECK(readOutcome(text, many, &checkedInParts) == expected);
     }
     split += text.find("\"nodes\"") != std::string::npos;
   }
   CHECK(split > 40);
+  CHECK(checkedInParts > 40);
+}
+
+TEST_CASE("nodes out of order, repeated or missing are reported as without threads",
+          "[reader][threads][property]") {
+  // The checks of definitions, uses, in-place renames and device guards
+  // span the parts a graph's nodes are checked in: move, repeat and drop
+  // nodes of a graph with hundreds of kernels so that each check fails
+  // across parts, and compare with a read on one thread.
+  std::ifstream in(std::string(WIRC_SOURCE_DIR) + "/test/fixtures/deep_residual_mlp/graph0.json");
+  const nlohmann::json good = nlohmann::json::parse(in);
+  const size_t n = good["nodes"].size();
+  REQUIRE(n > 600);
+  graph::ReaderLimits one;
+  auto compare = [&](const nlohmann::json &doc, unsigned expectedInParts) {
+    const std::string text = doc.dump(1);
+    const std::string expected = readOutcome(text, one);
+    for (unsigned threads : {2u, 4u, 8u}) {
+      graph::ReaderLimits many;
+      many.threads = threads;
+      many.minNodesPerThread = 1;
+      unsigned inParts = 0;
+      CHECK(readOutcome(text, many, &inParts) == expected);
+      // Nodes are checked in parts from four threads, like the text parsed.
+      CHECK(inParts == (threads >= 4 ? expectedInParts : 0));
+    }
+    return expected;
+  };
+  CHECK(compare(good, 1).find("error") == std::string::npos);
+
+  std::mt19937_64 rng(7);
+  int reported = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    INFO("trial " << trial);
+    nlohmann::json doc = good;
+    nlohmann::json &nodes = doc["nodes"];
+    const size_t a = rng() % n, b = rng() % n;
+    switch (trial % 4) {
+    case 0: // two nodes trade places
+      std::swap(nodes[a], nodes[b]);
+      break;
+    case 1: // a node runs twice
+      nodes.insert(nodes.begin() + static_cast<std::ptrdiff_t>(b), nodes[a]);
+      break;
+    case 2: // a node is dropped
+      nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(a));
+      break;
+    default: // a node moves to the other end
+      nodes.insert(a < n / 2 ? nodes.end() : nodes.begin(), nodes[a]);
+      nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(a < n / 2 ? a : a + 1));
+      break;
+    }
+    const std::string text = doc.dump(1);
+    const std::string expected = readOutcome(text, one);
+    reported += expected.find("error") != std::string::npos;
+    for (unsigned threads : {4u, 8u}) {
+      graph::ReaderLimits many;
+      many.threads = threads;
+      many.minNodesPerThread = 1;
+      CHECK(readOutcome(text, many) == expected);
+    }
+  }
+  CHECK(reported > 20);
+
+  // Errors that only a check across parts finds: a name used after an
+  // in-place kernel far before renamed it, a result defined twice, device
+  // guards out of balance.
+  std::vector<std::pair<size_t, size_t>> inPlace; // node, argument
+  for (size_t i = 0; i < n; ++i)
+    if (good["nodes"][i]["op"] == "kernel_call")
+      for (size_t k = 0; k < good["nodes"][i]["args"].size(); ++k)
+        if (good["nodes"][i]["args"][k].contains("result"))
+          inPlace.emplace_back(i, k);
+  REQUIRE(inPlace.size() > 20);
+  auto arg = [](nlohmann::json &doc, std::pair<size_t, size_t> at) -> nlohmann::json & {
+    return doc["nodes"][at.first]["args"][at.second];
+  };
+  const auto first = inPlace.front(), late = inPlace[inPlace.size() * 3 / 4];
+  nlohmann::json doc = good;
+  arg(doc, late)["buffer"] = arg(doc, first)["buffer"]; // renamed long ago
+  CHECK(compare(doc, 0).find("in-place kernel renamed it") != std::string::npos);
+  doc = good;
+  arg(doc, late)["result"] = arg(doc, first)["result"];
+  CHECK(compare(doc, 0).find("defined twice") != std::string::npos);
+  doc = good;
+  std::swap(doc["nodes"].front(), doc["nodes"].back());
+  REQUIRE(doc["nodes"].front()["op"] == "device_guard_exit");
+  CHECK(compare(doc, 0).find("without a matching device_guard_enter") != std::string::npos);
+  doc = good;
+  doc["nodes"].erase(doc["nodes"].size() - 1);
+  CHECK(compare(doc, 0).find("has no matching device_guard_exit") != std::string::npos);
+  doc = good; // a guard closed and opened again between parts is balanced
+  doc["nodes"].insert(doc["nodes"].begin() + static_cast<std::ptrdiff_t>(n / 2),
+                      {{{"op", "device_guard_exit"}}, {{"op", "device_guard_enter"}, {"device", 0}}});
+  CHECK(compare(doc, 1).find("error") == std::string::npos);
 }
 
 TEST_CASE("a bad node on a thread gets the diagnostics of a read without threads",

@@ -485,6 +485,9 @@ struct Document {
   /// (through cond and while_loop nodes); built by the reader, which rejects
   /// calls that loop back.
   std::vector<size_t> subgraphOrder;
+  /// Graphs whose nodes the reader checked in parts, on threads (statistics:
+  /// nothing else depends on it).
+  unsigned graphsCheckedInParts = 0;
 
   const Kernel *findKernel(std::string_view name) const;
   const Graph *findSubgraph(std::string_view name) const;

@@ -39,9 +39,14 @@ struct ReaderLimits {
 /// the reader has moved past: it will seldom read those bytes again (the
 /// caller may let their pages leave memory, as long as they stay readable).
 /// With several threads it is called from each of them.
+/// \p stepDone, on the calling thread, is told as each step ends:
+/// "read:parse" (the JSON text), "read:tables" (header, symbols, kernels,
+/// subgraphs, the main graph's inputs, constants and buffers), "read:nodes"
+/// (the main graph's nodes and outputs); checking the graphs follows.
 std::unique_ptr<Document>
 readDocument(std::string_view text, DiagnosticEngine &diag, const ReaderLimits &limits = {},
-             const std::function<void(size_t, size_t)> &readUpTo = {});
+             const std::function<void(size_t, size_t)> &readUpTo = {},
+             const std::function<void(std::string_view)> &stepDone = {});
 
 } // namespace wirc::graph
 
