@@ -14,6 +14,7 @@
 
 #include "wirc/plan/Checker.h"
 #include "wirc/plan/Planner.h"
+#include "wirc/support/Parallel.h"
 
 #include <fmt/format.h>
 
@@ -90,23 +91,29 @@ bool sameExprs(std::span<const sym::Expr> a, std::span<const sym::Expr> b) {
 StorageSizes::StorageSizes(const Module &module)
     : module(module), hints(module.hints()), sizeOf(module.buffers.size(), kUnknown) {}
 
-const StorageSize &StorageSizes::compute(BufferId b) {
-  const graph::Layout &layout = module.buffer(b).layout;
-  const int64_t itemsize = graph::dtypeSize(layout.dtype);
-  size_t h = layout.size.size() * 31 + static_cast<size_t>(itemsize);
+namespace {
+
+/// What a layout's storage size depends on: its size, stride and item size.
+size_t layoutHash(const graph::Layout &layout) {
+  size_t h = layout.size.size() * 31 + static_cast<size_t>(graph::dtypeSize(layout.dtype));
   for (const sym::Expr &e : layout.size)
     h = h * 1000003u ^ hashOf(e);
   for (const sym::Expr &e : layout.stride)
     h = h * 1000003u ^ hashOf(e);
-  auto [first, last] = layouts.equal_range(h);
-  for (auto it = first; it != last; ++it)
-    if (it->second.itemsize == itemsize && sameExprs(it->second.size, layout.size) &&
-        sameExprs(it->second.stride, layout.stride))
-      return *distinct[sizeOf[b] = it->second.index];
+  return h;
+}
 
-  sizeOf[b] = static_cast<uint32_t>(distinct.size());
-  layouts.emplace(h, Layout{layout.size, layout.stride, itemsize, sizeOf[b]});
-  StorageSize &s = *distinct.emplace_back(std::make_unique<StorageSize>());
+bool sameStorage(const graph::Layout &a, const graph::Layout &b) {
+  return graph::dtypeSize(a.dtype) == graph::dtypeSize(b.dtype) && sameExprs(a.size, b.size) &&
+         sameExprs(a.stride, b.stride);
+}
+
+/// The storage size of \p layout, all but its elementsId.
+std::unique_ptr<StorageSize> sizeOfLayout(const graph::Layout &layout,
+                                          const sym::SymbolValues &hints) {
+  const int64_t itemsize = graph::dtypeSize(layout.dtype);
+  auto result = std::make_unique<StorageSize>();
+  StorageSize &s = *result;
   sym::Expr extent(1);
   for (size_t i = 0; i < layout.size.size(); ++i)
     extent = extent + (layout.size[i] - sym::Expr(1)) * layout.stride[i];
@@ -143,11 +150,100 @@ const StorageSize &StorageSizes::compute(BufferId b) {
   else
     s.paddedExpr = sym::ceilDiv(s.elements * sym::Expr(itemsize), sym::Expr(kAlignment)) *
                    sym::Expr(kAlignment);
-  s.elementsId = elementsIds
-                     .try_emplace(sym::toString(s.elements),
-                                  static_cast<uint32_t>(elementsIds.size()))
-                     .first->second;
-  return s;
+  return result;
+}
+
+} // namespace
+
+uint32_t StorageSizes::find(BufferId b, size_t hash) const {
+  const graph::Layout &layout = module.buffer(b).layout;
+  auto [first, last] = layouts.equal_range(hash);
+  for (auto it = first; it != last; ++it)
+    if (sameStorage(module.buffer(it->second).layout, layout))
+      return sizeOf[it->second];
+  return kUnknown;
+}
+
+uint32_t StorageSizes::add(BufferId b, size_t hash, std::unique_ptr<StorageSize> size) {
+  const uint32_t index = static_cast<uint32_t>(distinct.size());
+  layouts.emplace(hash, b);
+  size->elementsId = elementsIds
+                         .try_emplace(sym::toString(size->elements),
+                                      static_cast<uint32_t>(elementsIds.size()))
+                         .first->second;
+  distinct.push_back(std::move(size));
+  return index;
+}
+
+const StorageSize &StorageSizes::compute(BufferId b) {
+  const size_t hash = layoutHash(module.buffer(b).layout);
+  if (uint32_t index = find(b, hash); index != kUnknown)
+    return *distinct[sizeOf[b] = index];
+  // The representative's slot is set before it is looked up again.
+  sizeOf[b] = static_cast<uint32_t>(distinct.size());
+  return *distinct[add(b, hash, sizeOfLayout(module.buffer(b).layout, hints))];
+}
+
+void StorageSizes::computeInParts(BufferId first, BufferId last, size_t parts) {
+  // Each part: its buffers' distinct layouts (a representative buffer and
+  // its size), and by buffer the index of its layout among them.
+  struct Part {
+    std::unordered_multimap<size_t, uint32_t> layouts;
+    std::vector<std::pair<BufferId, size_t>> representatives; // buffer, hash
+    std::vector<std::unique_ptr<StorageSize>> sizes;
+    std::vector<uint32_t> local;
+  };
+  const size_t n = last - first;
+  std::vector<Part> results(parts);
+  auto bounds = [&](size_t p) {
+    return std::pair<BufferId, BufferId>(static_cast<BufferId>(first + n * p / parts),
+                                         static_cast<BufferId>(first + n * (p + 1) / parts));
+  };
+  runParts(parts, [&](size_t p) {
+    Part &part = results[p];
+    auto [begin, end] = bounds(p);
+    part.local.assign(end - begin, kUnknown);
+    for (BufferId b = begin; b < end; ++b) {
+      if (sizeOf[b] != kUnknown)
+        continue;
+      const graph::Layout &layout = module.buffer(b).layout;
+      const size_t hash = layoutHash(layout);
+      uint32_t index = kUnknown;
+      auto [lo, hi] = part.layouts.equal_range(hash);
+      for (auto it = lo; it != hi && index == kUnknown; ++it)
+        if (sameStorage(module.buffer(part.representatives[it->second].first).layout, layout))
+          index = it->second;
+      if (index == kUnknown) {
+        index = static_cast<uint32_t>(part.sizes.size());
+        part.layouts.emplace(hash, index);
+        part.representatives.emplace_back(b, hash);
+        part.sizes.push_back(sizeOfLayout(layout, hints));
+      }
+      part.local[b - begin] = index;
+    }
+  });
+  // In order of parts and of first use, as one thread would meet them; a
+  // layout's index among the distinct sizes replaces its index in a part.
+  for (Part &part : results) {
+    std::vector<uint32_t> global(part.sizes.size());
+    for (size_t i = 0; i < part.sizes.size(); ++i) {
+      auto [b, hash] = part.representatives[i];
+      global[i] = find(b, hash);
+      if (global[i] == kUnknown) {
+        sizeOf[b] = static_cast<uint32_t>(distinct.size());
+        global[i] = add(b, hash, std::move(part.sizes[i]));
+      }
+    }
+    for (uint32_t &index : part.local)
+      if (index != kUnknown)
+        index = global[index];
+  }
+  runParts(parts, [&](size_t p) {
+    auto [begin, end] = bounds(p);
+    for (BufferId b = begin; b < end; ++b)
+      if (uint32_t index = results[p].local[b - begin]; index != kUnknown)
+        sizeOf[b] = index;
+  });
 }
 
 StorageGroups collectGroups(const Module &module, const Function &function,

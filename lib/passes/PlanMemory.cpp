@@ -518,6 +518,8 @@ bool planMemory(Module &module, PassContext &ctx) {
     Function &function = module.functions[f];
     const size_t parts = partsFor(ctx, function.lines.size());
     const FreeSchedule schedule = scheduleFrees(module, function, ranges[f], scratch, parts);
+    if (parts > 1)
+      sizes.computeInParts(ranges[f].first, ranges[f].second, parts);
     const bool stats = ctx.options.memoryStats || ctx.options.verifyPlan;
     const bool reuse = strategy == MemoryPlan::Reuse || strategy == MemoryPlan::Pool;
     if (reuse && !stats) {
