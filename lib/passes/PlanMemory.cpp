@@ -295,33 +295,78 @@ struct ScheduledEventArray {
 /// lines and its frees are left out. One pass, in place from the back: a
 /// second vector of lines was a large part of the peak memory on big
 /// graphs, and putting the frees in and then the plan moved each line twice.
+///
+/// In \p parts parts on threads, each moves its own lines. Lines only move
+/// towards the end, so a part writes over lines of the parts after it, never
+/// before: each part first sets aside its lines that the parts before it
+/// will write over (those below where its own first line goes), then all
+/// move their lines at once.
 void insertFrees(Function &function, const FreeSchedule &schedule,
-                 const memory::ReusePlan &plan = {}) {
+                 const memory::ReusePlan &plan = {}, size_t parts = 1) {
   const size_t n = function.lines.size();
   function.lines.resize(n + schedule.frees.size() - plan.dropped.size());
-  size_t w = function.lines.size();
-  // Positions are those of the lines with every free in place.
-  size_t t = plan.takeOvers.size(), d = plan.dropped.size();
-  // Lines before the first kept free stay where they are, once none of
-  // them becomes a reuse line.
-  for (size_t k = n; k-- > 0 && (w != k + 1 || t > 0);) {
-    const size_t first = k == 0 ? 0 : schedule.end[k - 1];
-    const size_t at = k + first; // line k's position
-    for (size_t f = schedule.end[k]; f-- > first;) {
-      if (d > 0 && plan.dropped[d - 1].first == at + 1 + (f - first)) {
-        --d;
-        continue;
+  // Where line k goes, and the take-overs and dropped frees before it.
+  // Positions in the plan are those of the lines with every free in place.
+  struct Place {
+    size_t to, takeOvers, dropped;
+  };
+  auto placeOf = [&](size_t k) -> Place {
+    if (k == n)
+      return {function.lines.size(), plan.takeOvers.size(), plan.dropped.size()};
+    const size_t at = k + (k == 0 ? 0 : schedule.end[k - 1]);
+    auto before = [at](const std::vector<std::pair<size_t, BufferId>> &entries) {
+      return static_cast<size_t>(
+          std::partition_point(entries.begin(), entries.end(),
+                               [at](const auto &entry) { return entry.first < at; }) -
+          entries.begin());
+    };
+    const size_t dropped = before(plan.dropped);
+    return {at - dropped, before(plan.takeOvers), dropped};
+  };
+  parts = std::max<size_t>(1, std::min(parts, n));
+  std::vector<std::vector<Line>> setAside(parts);
+  auto bounds = [&](size_t p) { return std::pair(n * p / parts, n * (p + 1) / parts); };
+  if (parts > 1)
+    runParts(parts, [&](size_t p) {
+      auto [begin, end] = bounds(p);
+      const size_t below = std::min(std::max(placeOf(begin).to, begin), end);
+      setAside[p].reserve(below - begin);
+      for (size_t k = begin; k < below; ++k)
+        setAside[p].push_back(std::move(function.lines[k]));
+    });
+  auto move = [&](size_t p) {
+    auto [begin, end] = bounds(p);
+    const Place first = placeOf(begin), last = placeOf(end);
+    size_t w = last.to, t = last.takeOvers, d = last.dropped;
+    std::vector<Line> &aside = setAside[p];
+    auto source = [&](size_t k) -> Line & {
+      return k - begin < aside.size() ? aside[k - begin] : function.lines[k];
+    };
+    // Lines before the first moved one stay where they are, once none of
+    // them becomes a reuse line.
+    for (size_t k = end; k-- > begin && (w != k + 1 || t > first.takeOvers);) {
+      const size_t firstFree = k == 0 ? 0 : schedule.end[k - 1];
+      const size_t at = k + firstFree; // line k's position
+      for (size_t f = schedule.end[k]; f-- > firstFree;) {
+        if (d > 0 && plan.dropped[d - 1].first == at + 1 + (f - firstFree)) {
+          --d;
+          continue;
+        }
+        function.lines[--w] = FreeLine{schedule.frees[f]};
       }
-      function.lines[--w] = FreeLine{schedule.frees[f]};
+      if (t > 0 && plan.takeOvers[t - 1].first == at) {
+        BufferId buffer = std::get<AllocateLine>(source(k)).buffer;
+        function.lines[--w] = ReuseLine{plan.takeOvers[--t].second, buffer, /*deleteOld=*/true,
+                                        /*inPlace=*/false};
+      } else if (--w != k || k - begin < aside.size()) {
+        function.lines[w] = std::move(source(k));
+      }
     }
-    if (t > 0 && plan.takeOvers[t - 1].first == at) {
-      BufferId buffer = std::get<AllocateLine>(function.lines[k]).buffer;
-      function.lines[--w] = ReuseLine{plan.takeOvers[--t].second, buffer, /*deleteOld=*/true,
-                                      /*inPlace=*/false};
-    } else if (--w != k) {
-      function.lines[w] = std::move(function.lines[k]);
-    }
-  }
+  };
+  if (parts > 1)
+    runParts(parts, move);
+  else
+    move(0);
 }
 
 /// Plans turning free-then-allocate pairs into reuse lines, LIFO per key,
@@ -530,9 +575,9 @@ bool planMemory(Module &module, PassContext &ctx) {
               ? planReuse(module, ScheduledEventArray(module, function, schedule, parts), sizes,
                           always)
               : planReuse(module, ScheduledEvents{module, function, schedule}, sizes, always);
-      insertFrees(function, schedule, plan);
+      insertFrees(function, schedule, plan, parts);
     } else {
-      insertFrees(function, schedule);
+      insertFrees(function, schedule, {}, parts);
       if (stats)
         memory::recordLowerBounds(module, f, sizes, ctx.options.symbolicStats);
       if (reuse)
