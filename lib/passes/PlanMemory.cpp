@@ -335,7 +335,7 @@ void insertFrees(Function &function, const FreeSchedule &schedule,
         setAside[p].push_back(std::move(function.lines[k]));
     });
   auto move = [&](size_t p) {
-    auto [begin, end] = bounds(p);
+    const size_t begin = bounds(p).first, end = bounds(p).second;
     const Place first = placeOf(begin), last = placeOf(end);
     size_t w = last.to, t = last.takeOvers, d = last.dropped;
     std::vector<Line> &aside = setAside[p];
