@@ -16,8 +16,6 @@
 #include <fmt/format.h>
 
 #include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -29,7 +27,6 @@
 #include <random>
 
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -220,67 +217,6 @@ TEST_CASE("runParts runs every part once and rethrows the first part's failure",
     CHECK(std::string(e.what()) == "part 1");
   }
   CHECK(done == 5);
-}
-
-TEST_CASE("runParts shares helper threads between runs, nested runs and callers", "[threads]") {
-  // Part 0 runs on the calling thread, the others wherever they are claimed.
-  const std::thread::id caller = std::this_thread::get_id();
-  std::atomic<bool> zeroHere{false};
-  runParts(4, [&](size_t p) {
-    if (p == 0)
-      zeroHere = std::this_thread::get_id() == caller;
-  });
-  CHECK(zeroHere);
-
-  // Runs from several threads at once, each with runs nested in its parts:
-  // every part of every run exactly once.
-  constexpr size_t kCallers = 4, kOuter = 6, kInner = 5;
-  std::vector<std::atomic<int>> runs(kCallers * kOuter * kInner);
-  std::vector<std::thread> callers;
-  for (size_t c = 0; c < kCallers; ++c)
-    callers.emplace_back([&, c] {
-      for (int repeat = 0; repeat < 50; ++repeat)
-        runParts(kOuter, [&](size_t o) {
-          runParts(kInner, [&](size_t i) { ++runs[(c * kOuter + o) * kInner + i]; });
-        });
-    });
-  for (std::thread &t : callers)
-    t.join();
-  for (auto &r : runs)
-    CHECK(r == 50);
-
-  // A part may wait for a lower-numbered part that has started.
-  std::vector<std::atomic<int>> flags(8);
-  runParts(8, [&](size_t p) {
-    if (p > 0)
-      while (flags[p - 1].load() == 0)
-        std::this_thread::yield();
-    flags[p] = 1;
-  });
-  for (auto &f : flags)
-    CHECK(f == 1);
-
-  reserveHelpers(4);
-  CHECK(helperCount() >= 1);
-}
-
-TEST_CASE("runParts works in a child forked while helpers wait", "[threads]") {
-  runParts(4, [](size_t) {});
-  pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    // The parent's helpers are not here: the child starts its own.
-    std::vector<std::atomic<int>> runs(16);
-    runParts(16, [&](size_t p) { ++runs[p]; });
-    int ok = 1;
-    for (auto &r : runs)
-      ok &= r == 1;
-    _exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  REQUIRE(waitpid(child, &status, 0) == child);
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("members held out of line copy deeply and move without throwing", "[outofline]") {

@@ -1,15 +1,9 @@
 //===- wirc/support/Parallel.h - Work split over threads ---------*- C++ -*-===//
 //
-// The places that split work over threads (parsing and reading a graph,
-// planning memory, printing a wrapper) run their parts through runParts:
-// the calling thread takes part 0, helper threads and the calling thread
-// take the others as each comes free, and what a part throws is rethrown as
-// a run on one thread would have thrown it.
-//
-// The helpers are started once per process and wait between runs, spinning
-// a little before they sleep: a compile runs a dozen short runs back to
-// back, and starting a thread for each part would cost more than a small
-// part takes.
+// The few places that split work over threads (reading a large graph's nodes,
+// printing a large wrapper) run their parts through runParts: the calling
+// thread takes part 0, each other part gets a thread of its own, and what a
+// part throws is rethrown as a run on one thread would have thrown it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WIRC_SUPPORT_PARALLEL_H
@@ -17,32 +11,16 @@
 
 #include <cstddef>
 #include <exception>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 namespace wirc {
 
-namespace detail {
-/// Calls body(context, p) once for each p in [0, n): p = 0 first on the
-/// calling thread, the others on whichever of the calling thread and the
-/// process's helpers claims them first, in increasing order of claim.
-/// Returns once every call has returned. body must not throw.
-void runPartsOnHelpers(size_t n, void (*body)(void *, size_t), void *context);
-} // namespace detail
-
-/// Starts helper threads now, in the background, so that runs of up to
-/// \p parts parts find them waiting. Optional: a run starts the helpers it
-/// wants itself.
-void reserveHelpers(size_t parts);
-
-/// Helper threads started in this process so far (statistics and tests).
-size_t helperCount();
-
-/// Calls part(0) .. part(n - 1), each once: part(0) on the calling thread,
-/// the others on helper threads or, as it comes free, the calling thread
-/// (all of them, in order, when no helper can be started). A part may wait
-/// for a lower-numbered part that has started, never for a higher one.
-/// Once all are done, rethrows the exception of the lowest-numbered part
-/// that threw, if any.
+/// Calls part(0) .. part(n - 1): part(0) on the calling thread, the others
+/// on threads of their own (or on the calling thread, after part(0), when
+/// no more threads can be started). Once all are done, rethrows the
+/// exception of the lowest-numbered part that threw, if any.
 template <typename Part> void runParts(size_t n, Part &&part) {
   std::vector<std::exception_ptr> failures(n);
   auto run = [&](size_t p) {
@@ -52,8 +30,20 @@ template <typename Part> void runParts(size_t n, Part &&part) {
       failures[p] = std::current_exception();
     }
   };
-  detail::runPartsOnHelpers(
-      n, [](void *context, size_t p) { (*static_cast<decltype(run) *>(context))(p); }, &run);
+  std::vector<std::thread> helpers;
+  helpers.reserve(n > 0 ? n - 1 : 0);
+  try {
+    for (size_t p = 1; p < n; ++p)
+      helpers.emplace_back(run, p);
+  } catch (const std::system_error &) {
+    // No more threads to be had: the parts left over run here.
+  }
+  if (n > 0)
+    run(0);
+  for (std::thread &helper : helpers)
+    helper.join();
+  for (size_t p = helpers.size() + 1; p < n; ++p)
+    run(p);
   for (std::exception_ptr &failure : failures)
     if (failure)
       std::rethrow_exception(failure);
