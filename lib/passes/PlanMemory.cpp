@@ -335,7 +335,8 @@ void insertFrees(Function &function, const FreeSchedule &schedule,
         setAside[p].push_back(std::move(function.lines[k]));
     });
   auto move = [&](size_t p) {
-    const size_t begin = bounds(p).first, end = bounds(p).second;
+    const auto range = bounds(p);
+    const size_t begin = range.first, end = range.second;
     const Place first = placeOf(begin), last = placeOf(end);
     size_t w = last.to, t = last.takeOvers, d = last.dropped;
     std::vector<Line> &aside = setAside[p];
