@@ -386,9 +386,10 @@ void FunctionBuilder::createBuffers(graph::Graph *consumed) {
     nameBuffer();
   }
   const BufferId firstIntermediate = static_cast<BufferId>(module.buffers.size());
-  for (size_t i = 0; i < graph.buffers.size(); ++i) {
+  auto fill = [&](BufferInfo &info, size_t i) {
     const graph::Buffer &buffer = graph.buffers[i];
-    BufferInfo &info = addBuffer(buffer.viewOf ? BufferKind::View : BufferKind::Intermediate);
+    info.kind = buffer.viewOf ? BufferKind::View : BufferKind::Intermediate;
+    info.function = index;
     if (consumed) {
       info.name = std::move(consumed->buffers[i].name);
       info.layout = std::move(consumed->buffers[i].layout);
@@ -399,7 +400,20 @@ void FunctionBuilder::createBuffers(graph::Graph *consumed) {
     info.removed = buffer.removed;
     info.isTuple = buffer.isTuple;
     info.aliasesInput = buffer.aliasesInput;
-    nameBuffer();
+  };
+  const size_t intermediates = graph.buffers.size();
+  // A large graph's buffer table is filled in parts: on one thread it was a
+  // third of this pass at a million nodes. The parts write their own rows.
+  const size_t parts = consumed ? partsFor(ctx, intermediates) : 1;
+  if (parts > 1) {
+    module.buffers.resize(module.buffers.size() + intermediates);
+    runParts(parts, [&](size_t p) {
+      for (size_t i = intermediates * p / parts, end = intermediates * (p + 1) / parts; i < end; ++i)
+        fill(module.buffers[firstIntermediate + i], i);
+    });
+  } else {
+    for (size_t i = 0; i < intermediates; ++i)
+      fill(module.buffers.emplace_back(), i);
   }
   // Views refer to bases by id once every name is known.
   for (size_t i = 0; i < graph.buffers.size(); ++i)
