@@ -31,6 +31,13 @@ if "-fsanitize=address" not in getattr(config, "cxx_flags", ""):
     # does not do.
     config.available_features.add("python-loads-library")
 
+# The driver links jemalloc unless configured otherwise (sanitizer builds);
+# its huge-page setting depends on the cores this process may run on.
+if getattr(config, "wirc_allocator", "") == "jemalloc":
+    config.available_features.add("jemalloc")
+config.substitutions.append(
+    ("%cores", "EIGHT-CORES" if len(os.sched_getaffinity(0)) >= 8 else "FEWER-CORES"))
+
 # The exporter's sympy-only helpers are tested where the Python that runs
 # the tests has sympy (torch brings it on the GPU machine).
 if subprocess.run([config.python_executable, "-c", "import sympy"],
