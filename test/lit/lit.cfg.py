@@ -35,8 +35,9 @@ if "-fsanitize=address" not in getattr(config, "cxx_flags", ""):
 # its huge-page setting depends on the cores this process may run on.
 if getattr(config, "wirc_allocator", "") == "jemalloc":
     config.available_features.add("jemalloc")
-config.substitutions.append(
-    ("%cores", "EIGHT-CORES" if len(os.sched_getaffinity(0)) >= 8 else "FEWER-CORES"))
+cpus = os.sched_getaffinity(0)
+config.substitutions.append(("%cores", "EIGHT-CORES" if len(cpus) >= 8 else "FEWER-CORES"))
+config.substitutions.append(("%one-cpu", str(min(cpus))))
 
 # The exporter's sympy-only helpers are tested where the Python that runs
 # the tests has sympy (torch brings it on the GPU machine).
