@@ -27,17 +27,22 @@
 // million nodes that saves a quarter of the page faults, within the same
 // peak (docs/performance.md, round 6).
 //
-// Where eight or more cores fault pages in at once, they queue on the same
-// page tables: there the allocator asks for transparent huge pages, a fault
-// per 2 MiB instead of per 4 KiB (a million nodes: 0.91-1.06 s against
-// 1.33-1.36 s on 16 cores, 14% more peak memory). On two cores the same
-// setting was slower, so below eight it is left off. WIRC_HUGE_PAGES=always
-// or never decides instead; MALLOC_CONF, read after this, overrides both.
+// Where eight or more cores fault pages in at once, each fault costs more:
+// there the allocator asks for transparent huge pages, a fault per 2 MiB
+// instead of per 4 KiB (a million nodes on 16 cores: 0.67-0.69 s against
+// 0.90-0.95 s, 14% more peak memory; docs/performance.md, round 29). On two
+// cores the same setting was slower, so below eight it is left off.
+// WIRC_HUGE_PAGES=always or never decides instead; MALLOC_CONF, read after
+// this, overrides both.
+#define WIRC_KEEP_FREED_PAGES                                                                  \
+  "dirty_decay_ms:-1,muzzy_decay_ms:-1,oversize_threshold:0,lg_extent_max_active_fit:63"
+extern "C" {
+extern const char *malloc_conf;
+const char *malloc_conf = WIRC_KEEP_FREED_PAGES;
+int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
+}
+
 namespace {
-constexpr char kAllocatorBase[] =
-    "dirty_decay_ms:-1,muzzy_decay_ms:-1,oversize_threshold:0,lg_extent_max_active_fit:63";
-constexpr char kHugePages[] = ",thp:always,metadata_thp:always";
-char allocatorSettings[sizeof(kAllocatorBase) + sizeof(kHugePages)];
 /// WIRC_HUGE_PAGES when it is none of always, never and auto (main warns).
 const char *unknownHugePages = nullptr;
 
@@ -58,15 +63,8 @@ bool wantHugePages() {
 // Before any other initializer, and so before the allocator's first use:
 // it reads its settings once. Nothing here allocates.
 __attribute__((constructor(101))) static void chooseAllocatorSettings() {
-  std::memcpy(allocatorSettings, kAllocatorBase, sizeof(kAllocatorBase));
   if (wantHugePages())
-    std::memcpy(allocatorSettings + sizeof(kAllocatorBase) - 1, kHugePages, sizeof(kHugePages));
-}
-
-extern "C" {
-extern const char *malloc_conf;
-const char *malloc_conf = allocatorSettings;
-int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
+    malloc_conf = WIRC_KEEP_FREED_PAGES ",thp:always,metadata_thp:always";
 }
 #endif
 
