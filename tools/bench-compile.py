@@ -84,15 +84,16 @@ def phases(report):
             inside = True
             continue
         fields = line.split()
-        if inside and len(fields) == 3 and fields[2] not in ("phase", "total"):
+        # wall (ms), %, user (ms), sys (ms), faults, phase
+        if inside and len(fields) >= 3 and fields[-1] not in ("phase", "total"):
             try:
                 seconds = float(fields[0]) / 1000
             except ValueError:
                 continue
             # Reading reports its steps (read:parse, read:tables, ...): each
             # is kept, and "read" is their sum.
-            result[fields[2]] = seconds
-            if fields[2].startswith("read:"):
+            result[fields[-1]] = seconds
+            if fields[-1].startswith("read:"):
                 result["read"] = result.get("read", 0.0) + seconds
     return result
 

@@ -9,8 +9,8 @@
 #include "wirc/support/BuryPointer.h"
 #include "wirc/support/OutputFile.h"
 #include "wirc/support/Parallel.h"
+#include "wirc/support/Timing.h"
 
-#include <chrono>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -18,28 +18,28 @@
 namespace wirc {
 
 namespace {
-/// Wall time of the driver's phases, for --time-passes: the pass report
-/// covers only the pipeline, and at scale reading and emitting weigh as much.
+/// The driver's phases, for --time-passes: the pass report covers only the
+/// pipeline, and at scale reading and emitting weigh as much.
 class PhaseTimer {
 public:
-  explicit PhaseTimer(bool enabled) : enabled(enabled), last(Clock::now()) {}
+  explicit PhaseTimer(bool enabled)
+      : enabled(enabled), last(enabled ? ClockReading::now() : ClockReading{}) {}
   void finish(std::string_view phase) {
     if (!enabled)
       return;
-    auto now = Clock::now();
-    phases.emplace_back(phase, std::chrono::duration<double, std::milli>(now - last).count());
+    ClockReading now = ClockReading::now();
+    phases.push_back(TimingRow::between(phase, last, now));
     last = now;
   }
   void report(const passes::PipelineInstrumentation &instrumentation) const {
     if (enabled && instrumentation.print)
-      instrumentation.print(passes::formatTimingReport("wirc phase timing report", "phase", phases));
+      instrumentation.print(formatTimingReport("wirc phase timing report", "phase", phases));
   }
 
 private:
-  using Clock = std::chrono::steady_clock;
   bool enabled;
-  Clock::time_point last;
-  std::vector<std::pair<std::string_view, double>> phases;
+  ClockReading last;
+  std::vector<TimingRow> phases;
 };
 } // namespace
 

@@ -2,10 +2,10 @@
 #include "wirc/passes/Pass.h"
 
 #include "wirc/ir/Verifier.h"
+#include "wirc/support/Timing.h"
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 
 #include <fmt/format.h>
 
@@ -50,13 +50,13 @@ bool verify(ir::Module &module, PassContext &) {
 
 bool runPipeline(const std::vector<const PassInfo *> &pipeline, ir::Module &module,
                  PassContext &context, const PipelineInstrumentation &instrumentation) {
-  using Clock = std::chrono::steady_clock;
-  std::vector<std::pair<std::string_view, double>> timings;
+  const bool timed = instrumentation.timePasses && instrumentation.print;
+  std::vector<TimingRow> timings;
   for (const PassInfo *pass : pipeline) {
-    auto start = Clock::now();
+    ClockReading start = timed ? ClockReading::now() : ClockReading{};
     bool ok = pass->run(module, context);
-    double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    timings.emplace_back(pass->name, ms);
+    if (timed)
+      timings.push_back(TimingRow::between(pass->name, start, ClockReading::now()));
     if (!ok)
       return false;
     // Without verifyEach the pipeline's own verify pass checks the final IR.
@@ -75,26 +75,9 @@ bool runPipeline(const std::vector<const PassInfo *> &pipeline, ir::Module &modu
       instrumentation.print(fmt::format("// -----// IR after {} //----- //\n{}\n", pass->name,
                                         ir::printModule(module)));
   }
-  if (instrumentation.timePasses && instrumentation.print)
+  if (timed)
     instrumentation.print(formatTimingReport("wirc pass execution timing report", "pass", timings));
   return true;
-}
-
-std::string formatTimingReport(std::string_view title, std::string_view column,
-                               const std::vector<std::pair<std::string_view, double>> &rows) {
-  double total = 0;
-  for (const auto &[name, ms] : rows)
-    total += ms;
-  std::string report = fmt::format("===-------------------------------------------===\n"
-                                   "  {}\n"
-                                   "===-------------------------------------------===\n",
-                                   title);
-  report += fmt::format("  {:>10}  {:>6}  {}\n", "wall (ms)", "%", column);
-  for (const auto &[name, ms] : rows)
-    report += fmt::format("  {:>10.3f}  {:>5.1f}%  {}\n", ms, total > 0 ? 100 * ms / total : 0.0,
-                          name);
-  report += fmt::format("  {:>10.3f}  {:>5.1f}%  total\n", total, 100.0);
-  return report;
 }
 
 } // namespace wirc::passes

@@ -7,6 +7,7 @@
 #include "wirc/support/OutOfLine.h"
 #include "wirc/support/PagePopulator.h"
 #include "wirc/support/Parallel.h"
+#include "wirc/support/Timing.h"
 
 #include "../../lib/emit/FxNames.h"
 #include "../../lib/emit/PythonText.h"
@@ -637,4 +638,57 @@ TEST_CASE("a text buffer over a string appends in place", "[text]") {
     text += "yz";
   }
   REQUIRE(target == "xyz");
+}
+
+TEST_CASE("a timing row is what the clocks advanced by", "[timing]") {
+  wirc::ClockReading begin{1000.0, 40.0, 10.0, 100};
+  wirc::ClockReading end{1250.0, 340.0, 60.0, 350};
+  wirc::TimingRow row = wirc::TimingRow::between("read:parse", begin, end);
+  CHECK(row.name == "read:parse");
+  CHECK(row.wallMs == 250.0);
+  CHECK(row.userMs == 300.0);
+  CHECK(row.systemMs == 50.0);
+  CHECK(row.faults == 250);
+  // Clocks that read lower at the end (CPU time is counted in ticks) give
+  // an empty span, never a negative one or a wrapped count.
+  wirc::TimingRow back = wirc::TimingRow::between("x", end, begin);
+  CHECK(back.wallMs == 0.0);
+  CHECK(back.userMs == 0.0);
+  CHECK(back.systemMs == 0.0);
+  CHECK(back.faults == 0);
+}
+
+TEST_CASE("the process's clocks move forward with work", "[timing]") {
+  wirc::ClockReading before = wirc::ClockReading::now();
+  // Touch fresh pages (mapped here: the allocator may hold pages already
+  // touched) and spin, so that CPU time and faults both advance.
+  const size_t bytes = size_t(8) << 20;
+  void *mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(mapped != MAP_FAILED);
+  for (size_t i = 0; i < bytes; i += 4096)
+    static_cast<volatile char *>(mapped)[i] = 1;
+  munmap(mapped, bytes);
+  volatile uint64_t sink = 0;
+  while (wirc::ClockReading::now().userMs + wirc::ClockReading::now().systemMs <
+         before.userMs + before.systemMs + 20)
+    for (int i = 0; i < 100000; ++i)
+      sink = sink + uint64_t(i);
+  wirc::ClockReading after = wirc::ClockReading::now();
+  CHECK(after.wallMs >= before.wallMs);
+  CHECK(after.userMs + after.systemMs >= before.userMs + before.systemMs + 20);
+  CHECK(after.faults >= before.faults + 1000); // 8 MiB is 2,048 pages
+}
+
+TEST_CASE("a timing report lists every row and sums them", "[timing]") {
+  std::vector<wirc::TimingRow> rows = {{"parse", 300.0, 250.0, 150.0, 1200},
+                                       {"emit", 100.0, 180.0, 20.0, 34}};
+  std::string report = wirc::formatTimingReport("wirc phase timing report", "phase", rows);
+  CHECK_THAT(report, Catch::Contains("  wirc phase timing report\n"));
+  CHECK_THAT(report, Catch::Contains(" wall (ms)       %   user (ms)    sys (ms)     faults  phase\n"));
+  CHECK_THAT(report, Catch::Contains("   300.000   75.0%     250.000     150.000       1200  parse\n"));
+  CHECK_THAT(report, Catch::Contains("   100.000   25.0%     180.000      20.000         34  emit\n"));
+  CHECK_THAT(report, Catch::Contains("   400.000  100.0%     430.000     170.000       1234  total\n"));
+  // An empty report still has its total, at no share of nothing.
+  CHECK_THAT(wirc::formatTimingReport("t", "pass", {}),
+             Catch::Contains("     0.000  100.0%       0.000       0.000          0  total\n"));
 }

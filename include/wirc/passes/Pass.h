@@ -111,10 +111,6 @@ struct PipelineInstrumentation {
   std::function<void(std::string_view)> print;
 };
 
-/// A --time-passes report: a row per (name, milliseconds) entry with its
-/// share of the total, then the total, under \p title.
-std::string formatTimingReport(std::string_view title, std::string_view column,
-                               const std::vector<std::pair<std::string_view, double>> &rows);
 
 /// Runs \p pipeline over \p module, verifying the IR after every pass.
 /// Returns false if a pass reported a user error. Throws InternalError if a
