@@ -134,9 +134,10 @@ void checkThreads(std::string_view text, const DiagnosticEngine &oneDiag,
     return;
   // The document read on threads is also compiled on threads, in parts of
   // one node and one line at least, the pipeline taking it over as the
-  // driver does (build-wrapper-ir splits only a document it may consume).
+  // driver does (build-wrapper-ir splits only a document it may consume;
+  // passes split from four threads).
   passes::CompileOptions options, manyOptions;
-  manyOptions.threads = 3;
+  manyOptions.threads = 4;
   manyOptions.minPerPart = 1;
   ir::Module oneModule, manyModule;
   DiagnosticEngine oneCompile, manyCompile;
