@@ -2,7 +2,8 @@
 """End-to-end compile-speed benchmark of wirc on synthetic graphs.
 
 For each size and emitter: wall time of `wirc compile` (median of --repeat
-runs), peak RSS of the wirc process, the instruction count under
+runs), its CPU time (user + system, all threads; median) and page faults (the
+median run's), peak RSS of the wirc process, the instruction count under
 `valgrind --tool=callgrind` for sizes up to --callgrind-max (where wall time is
 noise), the split of that time into the driver's phases (read, pipeline, emit and
 write, from a second run with --time-passes, which runs the final verify pass in the
@@ -53,8 +54,18 @@ def graph_for(size, seed, work):
     return path
 
 
+class Run:
+    """What one run of wirc took."""
+
+    def __init__(self, wall=None, rss=None, code="timeout", phases=None, cpu=None, faults=None):
+        self.wall, self.rss, self.code = wall, rss, code
+        self.phases = phases or {}
+        self.cpu, self.faults = cpu, faults
+
+
 def run_once(cmd, timeout):
-    """Wall seconds, peak RSS in MiB and exit code of one run of \\p cmd."""
+    """Wall seconds, peak RSS in MiB, CPU seconds, page faults and exit code of
+    one run of \\p cmd."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = t0 + timeout
@@ -65,7 +76,7 @@ def run_once(cmd, timeout):
         if time.perf_counter() > deadline:
             proc.kill()
             os.wait4(proc.pid, 0)
-            return None, None, "timeout", {}
+            return Run()
         time.sleep(0.002)
     wall = time.perf_counter() - t0
     code = os.waitstatus_to_exitcode(status)
@@ -73,7 +84,8 @@ def run_once(cmd, timeout):
     err = proc.stderr.read().decode(errors="replace")
     if code != 0:
         sys.stderr.write(err)
-    return wall, usage.ru_maxrss / 1024.0, code, phases(err)
+    return Run(wall, usage.ru_maxrss / 1024.0, code, phases(err),
+               usage.ru_utime + usage.ru_stime, usage.ru_minflt)
 
 
 def phases(report):
@@ -148,8 +160,8 @@ def main():
     print(f"# machine: {machine()}")
     print(f"# wirc: {subprocess.run([args.wirc, '--version'], capture_output=True, text=True).stdout.strip()}"
           f"; repeat {args.repeat} (median wall); seed {args.seed}")
-    cols = ["nodes", "JSON MB", "emit", "wall s", "read/pipe/emit/write s", "Minstr", "peak RSS MB",
-            "x prev", "x/doubling"]
+    cols = ["nodes", "JSON MB", "emit", "wall s", "CPU s", "faults", "read/pipe/emit/write s",
+            "Minstr", "peak RSS MB", "x prev", "x/doubling"]
     if args.markdown:
         print("| " + " | ".join(cols) + " |")
         print("|" + "---|" * len(cols))
@@ -164,32 +176,35 @@ def main():
         mb = os.path.getsize(graph) / 1e6
         for emit in emits:
             cmd = [args.wirc, "compile", graph, f"--emit={emit}", "-o", os.devnull]
-            walls, splits, rss, status = [], [], 0.0, "ok"
+            walls, cpus, splits, rss, status = [], [], [], 0.0, "ok"
             if emit in timed_out:
                 status = "skipped"
             for _ in range(args.repeat if status == "ok" else 0):
                 # Timed as users run it: --time-passes keeps the final check
                 # from running beside emission, so the split comes from a
                 # second run.
-                wall, peak, code, _ = run_once(cmd, args.timeout)
+                timed = run_once(cmd, args.timeout)
+                wall, peak, code = timed.wall, timed.rss, timed.code
                 if code == 0:
-                    _, _, code, split = run_once(cmd + ["--time-passes"], args.timeout)
+                    traced = run_once(cmd + ["--time-passes"], args.timeout)
+                    code, split = traced.code, traced.phases
                 if code != 0:
                     status = f">{args.timeout:.0f} s" if code == "timeout" else f"exit {code}"
                     if code == "timeout":
                         timed_out.add(emit)  # larger sizes would only take longer
                     break
                 walls.append(wall)
-                splits.append((wall, split))
+                cpus.append(timed.cpu)
+                splits.append((wall, split, timed.faults))
                 rss = max(rss, peak)
                 if wall > 5:
                     break  # long runs vary little; one is enough
             if status != "ok":
                 failed = True
-                row = [human(size), f"{mb:.1f}", emit, status, "", "", "", "", ""]
+                row = [human(size), f"{mb:.1f}", emit, status] + [""] * (len(cols) - 4)
             else:
                 wall = statistics.median(walls)
-                split = min(splits, key=lambda ws: abs(ws[0] - wall))[1]
+                _, split, faults = min(splits, key=lambda ws: abs(ws[0] - wall))
                 split_text = "/".join(f"{split.get(k, 0):.2f}"
                                       for k in ("read", "pipeline", "emit", "write"))
                 instr = ""
@@ -203,8 +218,9 @@ def main():
                     ratio = f"{r:.2f}"
                     per_doubling = f"{r ** (1 / math.log2(size / psize)):.2f}"
                 prev[emit] = (size, wall)
-                row = [human(size), f"{mb:.1f}", emit, f"{wall:.3f}", split_text, instr, f"{rss:.0f}",
-                       ratio, per_doubling]
+                row = [human(size), f"{mb:.1f}", emit, f"{wall:.3f}",
+                       f"{statistics.median(cpus):.3f}", str(faults), split_text, instr,
+                       f"{rss:.0f}", ratio, per_doubling]
             if args.markdown:
                 print("| " + " | ".join(row) + " |", flush=True)
             else:
