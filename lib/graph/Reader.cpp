@@ -503,11 +503,6 @@ constexpr size_t kPopulateBuffersFrom = 65536;
 /// Slots (nodes, buffers) from which a table's pages are faulted in on
 /// another core as the slots are made.
 constexpr size_t kPopulateNodesFrom = 65536;
-/// Threads from which the document is parsed, and its buffer table read, in
-/// parts. With two, faulting the records in on the second core (the page
-/// populator) gains as much as parsing there (docs/performance.md, rounds 18
-/// and 26).
-constexpr unsigned kPartsFromThreads = 4;
 
 /// The table a name is defined in.
 enum class NameTable : uint8_t { Symbols, Kernels, Subgraphs, Inputs, Constants, Buffers, Params };

@@ -26,13 +26,6 @@ namespace wirc::passes {
 /// the memo tables a pass keeps a part.
 inline size_t lineParts(const PassContext &ctx) { return std::max(ctx.options.threads, 1u); }
 
-/// Threads from which passes split their work into parts. With two or three,
-/// merging the parts costs about what the other cores save, and their records
-/// add a tenth to the peak: a 1M-node compile on two cores ran faster, and
-/// 100 MB smaller, in one part (docs/performance.md, round 30). The reader
-/// starts its parts at the same count.
-inline constexpr unsigned kPartsFromThreads = 4;
-
 /// The parts \p items (lines or nodes) are split into: one a thread, each
 /// of CompileOptions::minPerPart items at least; one below kPartsFromThreads.
 inline size_t partsFor(const PassContext &ctx, size_t items) {

@@ -111,7 +111,6 @@ struct PipelineInstrumentation {
   std::function<void(std::string_view)> print;
 };
 
-
 /// Runs \p pipeline over \p module, verifying the IR after every pass.
 /// Returns false if a pass reported a user error. Throws InternalError if a
 /// pass leaves the IR malformed.

@@ -17,6 +17,14 @@
 
 namespace wirc {
 
+/// Threads from which a stage splits its work into parts (the reader's parse,
+/// buffer table and checks; the passes). With two or three, merging the parts
+/// costs about what the other cores save, and the parts' records raise the
+/// peak: on two cores a page populator gains as much as parsing there, and a
+/// 1M-node pipeline ran faster and 100 MB smaller in one part
+/// (docs/performance.md, rounds 18, 26 and 30).
+inline constexpr unsigned kPartsFromThreads = 4;
+
 /// Calls part(0) .. part(n - 1): part(0) on the calling thread, the others
 /// on threads of their own (or on the calling thread, after part(0), when
 /// no more threads can be started). Once all are done, rethrows the

@@ -1,4 +1,5 @@
-//===- wirc/support/Timing.h - Clocks for --time-passes ----------*- C++ -*-===//
+//===- wirc/support/Timing.h - Clocks for --time-passes ----------*- C++
+//-*-===//
 //
 // A phase's wall time alone does not say whether it kept the machine's cores
 // busy or waited on the kernel: --time-passes also reports the process's CPU
@@ -23,7 +24,7 @@ struct ClockReading {
   double systemMs = 0; ///< CPU time in the kernel (page faults, mostly)
   uint64_t faults = 0; ///< page faults served without I/O (ru_minflt)
 
-  /// Now. Where the system cannot tell CPU time or faults, they read 0.
+  /// Now. Where getrusage fails, CPU time and faults read 0.
   static ClockReading now();
 };
 
