@@ -1335,6 +1335,11 @@ void CppEmitter::body(std::string &text, const Line &l) {
           [&](const AssertSizeStrideLine &a) {
             line(sizeStrideCheck(name(a.buffer), a.size, a.stride));
           },
+          [&](const ZeroLine &z) {
+            const BufferInfo &info = module.buffer(z.buffer);
+            line(fmt::format("wirc::rt::zero_storage({}, {}, stream, \"{}\");", name(z.buffer),
+                             itemsize(info), info.name));
+          },
           [&](const SymbolBindingLine &b) {
             // "const int64_t u0 = ...", or "u0 = ..." for a symbol input bound again.
             std::string_view decl = reboundInputs.count(b.symbol) ? "" : "const int64_t ";

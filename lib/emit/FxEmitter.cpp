@@ -676,6 +676,14 @@ void FxGraphPrinter::line(const Line &l) {
             const BufferInfo &view = module.buffer(r.view);
             bufferNode[r.view] = asStrided(view, r.base);
           },
+          [&](const ZeroLine &z) {
+            // In place: later users keep the buffer's own node.
+            callNode("zero_", "torch.ops.aten.zero_.default", [&](TextBuffer &s) {
+              s += '(';
+              appendBuffer(s, z.buffer);
+              s += ",), kwargs = {}"sv;
+            });
+          },
           [&](const AssertSizeStrideLine &a) {
             callNode("_assert_tensor_metadata", "torch.ops.aten._assert_tensor_metadata.default",
                      [&](TextBuffer &s) {

@@ -552,6 +552,11 @@ void GraphBuilder::emitLine(const Line &l) {
             asStrided(view.name, r.base, view.layout);
             node[r.view] = view.name;
           },
+          [&](const ZeroLine &z) {
+            out += "    g.call_function(torch.ops.aten.zero_.default, ("sv;
+            out += var(z.buffer);
+            out += ",))\n"sv;
+          },
           [&](const AssertSizeStrideLine &a) {
             args.clear();
             appendList(args, a.size);

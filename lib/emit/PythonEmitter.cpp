@@ -511,6 +511,11 @@ void PythonEmitter::body(const Line &l) {
                               view.layout.offset);
             out += "  # alias\n"sv;
           },
+          [&](const ZeroLine &z) {
+            beginLine();
+            out += name(z.buffer);
+            out += ".zero_()\n"sv;
+          },
           [&](const AssertSizeStrideLine &a) {
             beginLine();
             out += "assert_size_stride("sv;

@@ -281,6 +281,7 @@ constexpr auto kAssertKeys = keySet("op", "buffer", "size", "stride", "what");
 constexpr auto kGuardEnterKeys = keySet("op", "device");
 constexpr auto kGuardExitKeys = keySet("op");
 constexpr auto kCommentKeys = keySet("op", "text");
+constexpr auto kZeroKeys = keySet("op", "buffer");
 constexpr auto kInputKeys =
     keySet("name", "kind", "dtype", "device", "size", "stride", "offset", "mutated");
 constexpr auto kConstantKeys = keySet("name", "dtype", "device", "size", "stride", "offset");
@@ -2672,11 +2673,25 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
     return readBindSymbol(value, pointer, node);
   if (is("assert_scalar"))
     return readAssertScalar(value, pointer, node);
+  if (is("zero")) {
+    std::optional<Json> fields[2];
+    if (!expectObject(value, pointer, kZeroKeys, "a zero node", fields))
+      return false;
+    std::optional<Json> buffer = required(fields[1], pointer, "buffer", "a zero node");
+    if (!buffer)
+      return false;
+    ZeroNode &zero = node.body.emplace<ZeroNode>();
+    auto b = getTensorName(*buffer, pointer + "/buffer", zero.bufferId);
+    if (!b)
+      return false;
+    zero.buffer = *b;
+    return true;
+  }
   error(pointer + "/op",
              fmt::format("unknown node op '{}'; expected kernel_call, extern_out, extern_alloc, "
                          "fallback, multi_output, assert_size_stride, device_guard_enter, "
                          "device_guard_exit, comment, cond, while_loop, invoke_subgraph, "
-                         "bind_symbol or assert_scalar",
+                         "bind_symbol, assert_scalar or zero",
                          printable(kind)));
   return false;
 }
@@ -3781,6 +3796,20 @@ void Reader::checkGraph(Graph &graph) {
         const AssertSizeStrideNode &as = *boxed;
         if (!rejectTuple(as.buffer, as.bufferId, p + "/buffer"))
           use(as.buffer, as.bufferId, p + "/buffer");
+      } else if (const auto *zero = std::get_if<ZeroNode>(&node.body)) {
+        // The whole storage of a buffer of its own: the C++ wrapper clears
+        // the bytes the layout spans, which for a view or an input would
+        // reach memory that is not the node's to clear.
+        const Ptr bp = p + "/buffer";
+        const TensorInfo *info = findTensor(zero->buffer, zero->bufferId);
+        if (info && info->kind != TensorKind::Buffer)
+          error(bp, fmt::format("zero fills an intermediate buffer; '{}' is {}", zero->buffer,
+                                info->kind == TensorKind::Input ? "an input" : "a constant"));
+        else if (info && graph.buffers[info->index].viewOf)
+          error(bp, fmt::format("zero fills a buffer of its own; '{}' is a view of '{}'",
+                                zero->buffer, *graph.buffers[info->index].viewOf));
+        else if (!rejectTuple(zero->buffer, zero->bufferId, bp))
+          define(zero->buffer, zero->bufferId, bp, true);
       } else if (std::holds_alternative<DeviceGuardEnterNode>(node.body)) {
         ++w.guardDepth;
       } else if (std::holds_alternative<DeviceGuardExitNode>(node.body)) {

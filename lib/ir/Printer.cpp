@@ -206,6 +206,7 @@ std::string Printer::line(const Line &l) const {
                                graph::compareSpelling(a.cmp), sym::toString(a.rhs),
                                pythonStringLiteral(a.message));
           },
+          [&](const ZeroLine &z) { return fmt::format("zero {}", name(z.buffer)); },
           [&](const DeviceGuardEnterLine &d) {
             return fmt::format("device_guard.enter {}", d.device);
           },

@@ -91,6 +91,7 @@ std::string_view lineKindName(const Line &line) {
           [](const AllocateFromPoolLine &) { return "alloc_from_pool"; },
           [](const PoolFreeLine &) { return "pool.free"; },
           [](const AssertScalarLine &) { return "assert_scalar"; },
+          [](const ZeroLine &) { return "zero"; },
       },
       line);
 }

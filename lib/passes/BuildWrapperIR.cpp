@@ -683,6 +683,11 @@ void FunctionBuilder::buildNode(graph::Node &node) {
                                         std::move(as.what)});
             }
           },
+          [&](graph::ZeroNode &z) {
+            BufferId b = id(z.buffer, z.bufferId);
+            ensureDefined(b);
+            emit(ZeroLine{b});
+          },
           [&](graph::DeviceGuardEnterNode &g) { emit(DeviceGuardEnterLine{g.index}); },
           [&](graph::DeviceGuardExitNode &) { emit(DeviceGuardExitLine{}); },
           [&](graph::CommentNode &c) {

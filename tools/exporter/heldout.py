@@ -2039,3 +2039,185 @@ def dynamic_adaptive_pool_training():
         (y * y).sum().backward()
         return y.detach(), x.grad
     return fn, (randn(2, 4, 11, 7),)
+
+
+# Inductor settings that change what the wrapper holds: combined launches,
+# workspaces, launch options, kernel naming, asserts and partitions.
+
+@program("combo_kernels_mixed")
+def combo_kernels_mixed():
+    # Combo kernels: independent work of different sizes as one launch with
+    # a combined grid.
+    import torch._inductor.config as config
+    config.combo_kernels = True
+
+    def fn(a, b, c):
+        return a.sin() + 1, b.cos() * 2, (c * c).sum(-1)
+    return fn, (randn(64, 32), randn(1000), randn(16, 128))
+
+
+@program("cooperative_sum")
+def cooperative_sum():
+    # Cooperative reductions: one reduction shared by several thread blocks
+    # that meet through a zeroed workspace.
+    import torch._inductor.config as config
+    config.triton.cooperative_reductions = True
+    config.triton.force_cooperative_reductions = True
+
+    def fn(x):
+        return x.sum(), (x * x).mean(0)
+    return fn, (randn(4096, 64),)
+
+
+@program("split_reduction_norm")
+def split_reduction_norm():
+    # Full reductions of a large tensor: split into two kernels with an
+    # intermediate buffer.
+    def fn(x):
+        return x.norm(), x.abs().amax()
+    return fn, (randn(1 << 20),)
+
+
+@program("nd_tiling_permute")
+def nd_tiling_permute():
+    # Three-dimensional tiling: a launch grid over z as well.
+    import torch._inductor.config as config
+    config.triton.max_tiles = 3
+    config.triton.prefer_nd_tiling = True
+
+    def fn(x):
+        return x.permute(2, 0, 1).contiguous() * 2 + x.sum(1, keepdim=True).permute(2, 0, 1)
+    return fn, (randn(16, 24, 40),)
+
+
+@program("pdl_launch")
+def pdl_launch():
+    # Programmatic dependent launch: kernels compiled and launched with PDL.
+    import torch._inductor.config as config
+    config.triton.enable_pdl = True
+
+    def fn(x, y):
+        return torch.relu(x @ y).softmax(-1) + 1
+    return fn, (randn(64, 96), randn(96, 80))
+
+
+@program("coordinate_descent_tuned")
+def coordinate_descent_tuned():
+    # Kernel configs picked by coordinate descent over block sizes.
+    import torch._inductor.config as config
+    config.coordinate_descent_tuning = True
+
+    def fn(x, w):
+        return F.layer_norm(x, (x.shape[-1],), w).relu()
+    return fn, (randn(128, 384), randn(384))
+
+
+@program("generic_kernel_names")
+def generic_kernel_names():
+    # Kernel names without the fused ops in them.
+    import torch._inductor.config as config
+    config.triton.unique_kernel_names = False
+
+    def fn(x):
+        return (x.sin() + x.cos()).sum(1), x.exp()
+    return fn, (randn(32, 48),)
+
+
+@program("original_aten_names")
+def original_aten_names():
+    # Kernel names from the original aten ops.
+    import torch._inductor.config as config
+    config.triton.descriptive_names = "original_aten"
+
+    def fn(x, y):
+        return F.gelu(x @ y) * 0.5, (x * x).sum()
+    return fn, (randn(40, 24), randn(24, 56))
+
+
+@program("no_size_asserts")
+def no_size_asserts():
+    # No size or alignment asserts on extern outputs.
+    import torch._inductor.config as config
+    config.size_asserts = False
+    config.alignment_asserts = False
+
+    def fn(x, y):
+        z = x @ y
+        return z.t().contiguous() + 1, z[:, 1:].sum(0)
+    return fn, (randn(30, 20), randn(20, 50))
+
+
+@program("nan_asserts")
+def nan_asserts():
+    # Checks for NaN and Inf on every buffer the wrapper computes.
+    import torch._inductor.config as config
+    config.nan_asserts = True
+
+    def fn(x):
+        return (x.exp() + 1).log() * 2
+    return fn, (randn(16, 16),)
+
+
+@program("graph_partition_custom_op")
+def graph_partition_custom_op():
+    # Graph partitions: the wrapper split around an operator marked unsafe
+    # for CUDA graphs.
+    import torch._inductor.config as config
+    config.graph_partition = True
+
+    @torch.library.custom_op("wirc_heldout::host_step", mutates_args=(),
+                             tags=(torch._C.Tag.cudagraph_unsafe,))
+    def host_step(x: torch.Tensor) -> torch.Tensor:
+        return x * 2
+
+    @host_step.register_fake
+    def _(x):
+        return torch.empty_like(x)
+
+    def fn(x):
+        y = x.sin() + 1
+        z = host_step(y)
+        return z.cos() * y, y.sum()
+    return fn, (randn(64, 8),)
+
+
+@program("split_scan_cumsum")
+def split_scan_cumsum():
+    # A long scan split over blocks that pass partial sums through a workspace.
+    def fn(x):
+        return torch.cumsum(x, 0) * 0.5
+    return fn, (randn(1 << 20),)
+
+
+@program("inductor_memory_planning")
+def inductor_memory_planning():
+    # Inductor's own memory planning: intermediate buffers carved from pools.
+    import torch._inductor.config as config
+    config.memory_planning = True
+
+    def fn(x, w):
+        a = (x @ w).relu() * 2
+        return (a @ w.t()).sum(0), a.mean()
+    return fn, (randn(48, 32), randn(32, 64))
+
+
+@program("persistent_reductions_off")
+def persistent_reductions_off():
+    # Looped reductions only.
+    import torch._inductor.config as config
+    config.triton.persistent_reductions = False
+
+    def fn(x):
+        return torch.softmax(x, -1), x.logsumexp(-1)
+    return fn, (randn(32, 200),)
+
+
+@program("benchmark_kernel_sources")
+def benchmark_kernel_sources():
+    # Kernel modules that carry their own benchmark harness.
+    import torch._inductor.config as config
+    config.benchmark_kernel = True
+
+    def fn(x, y):
+        return (x + y).tanh(), (x * y).sum(1)
+    return fn, (randn(24, 40), randn(24, 40))

@@ -421,13 +421,20 @@ struct AssertScalarNode {
   std::string message;
 };
 
+/// Fills a buffer with zeros (a workspace that kernels expect zeroed, as
+/// Inductor's `ws.zero_()`): defines the buffer if nothing wrote it before.
+struct ZeroNode {
+  std::string buffer;
+  uint32_t bufferId = kNoTensor; ///< \c buffer resolved
+};
+
 // Extern, assert and subgraph-calling nodes are held out of line: a node is as large as
 // its largest kind, and kernel calls and comments are most of a graph.
 using NodeBody = std::variant<KernelCallNode, Boxed<ExternNode>, MultiOutputNode,
                               Boxed<AssertSizeStrideNode>, DeviceGuardEnterNode,
                               DeviceGuardExitNode, CommentNode, Boxed<CondNode>,
                               Boxed<WhileLoopNode>, Boxed<InvokeSubgraphNode>,
-                              Boxed<BindSymbolNode>, Boxed<AssertScalarNode>>;
+                              Boxed<BindSymbolNode>, Boxed<AssertScalarNode>, ZeroNode>;
 
 struct Node {
   NodeBody body;

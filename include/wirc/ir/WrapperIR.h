@@ -336,6 +336,11 @@ struct AssertScalarLine {
   std::string what() const;
 };
 
+/// Fills a buffer's storage with zeros (a workspace kernels expect zeroed).
+struct ZeroLine {
+  BufferId buffer;
+};
+
 struct DeviceGuardEnterLine {
   int device = 0;
 };
@@ -392,7 +397,7 @@ using Line = std::variant<AllocateLine, FreeLine, ReuseLine, CommentLine, Kernel
                           SymbolBindingLine, DeviceGuardEnterLine, DeviceGuardExitLine,
                           SubgraphEnterLine, SubgraphExitLine, CondLine, WhileLoopLine,
                           InvokeSubgraphLine, OutputLine, PoolAllocateLine,
-                          AllocateFromPoolLine, PoolFreeLine, AssertScalarLine>;
+                          AllocateFromPoolLine, PoolFreeLine, AssertScalarLine, ZeroLine>;
 
 /// Helper for std::visit over an overload set of lambdas.
 template <class... Ts> struct Overloaded : Ts... {
@@ -437,6 +442,7 @@ template <typename Fn> void forEachUse(const Line &line, Fn &&fn) {
                  [&](const MultiOutputLine &l) { fn(l.source); },
                  [&](const ReinterpretViewLine &l) { fn(l.base); },
                  [&](const AssertSizeStrideLine &l) { fn(l.buffer); },
+                 [&](const ZeroLine &l) { fn(l.buffer); },
                  [&](const SymbolBindingLine &l) {
                    if (l.source != SymbolBindingLine::Source::Input &&
                        l.source != SymbolBindingLine::Source::Expr)

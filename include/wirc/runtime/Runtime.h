@@ -125,6 +125,15 @@ inline int64_t storage_bytes(int rank, const int64_t *sizes, const int64_t *stri
   return mul(add(extent, 1), itemsize);
 }
 
+/// Fills the bytes \p t spans (\p itemsize bytes an element) with zeros, on
+/// \p stream.
+inline void zero_storage(const Tensor &t, int64_t itemsize, CUstream stream, const char *what) {
+  const int64_t bytes = storage_bytes(t.rank, t.sizes, t.strides, itemsize);
+  if (bytes > 0)
+    check(cuMemsetD8Async(t.data, 0, static_cast<size_t>(bytes), stream), "cuMemsetD8Async",
+          what);
+}
+
 /// A copy of \p t in new memory with its sizes and strides (the span they
 /// cover, \p itemsize bytes an element), on \p stream; \p t points at the
 /// copy afterwards and the returned Buffer owns it.

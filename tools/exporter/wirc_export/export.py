@@ -299,6 +299,8 @@ class _GraphConverter:
         self.constant_names = list(self.graph.constants.keys())
         # Buffers the wrapper allocated that no node has used yet.
         self.fresh: set[str] = set()
+        # Workspaces (WorkspaceArg) the wrapper allocated, by name.
+        self.workspaces: set[str] = set()
         self.checked_nodes = 0
 
     # --- values -------------------------------------------------------------
@@ -361,6 +363,18 @@ class _GraphConverter:
             "stride": [self.expr(s) for s in layout.stride],
             "offset": self.expr(layout.offset),
         }
+
+    def workspace(self, ws: Any) -> None:
+        """A kernel's scratch memory (cooperative reductions, split scans):
+        a one-dimensional buffer of `count` elements that the kernels using
+        it are passed by name."""
+        name = ws.get_name()
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise ExportError(f"workspace name is not a name: {name!r}")
+        self.workspaces.add(name)
+        self.buffers[name] = {"name": name, "dtype": _dtype(ws.dtype),
+                              "device": _device(ws.device), "size": [self.expr(ws.count)],
+                              "stride": [1], "offset": 0}
 
     def note_buffer(self, name: str) -> None:
         """Records an intermediate buffer's entry the first time it is seen."""
@@ -614,6 +628,8 @@ class _GraphConverter:
         self.nodes.append(node)
 
     def is_tensor(self, raw: Any) -> bool:
+        if isinstance(raw, str) and raw in self.workspaces:
+            return True
         if isinstance(raw, str):
             return raw in self.graph.graph_inputs and not isinstance(
                 self.graph.graph_inputs[raw], sympy.Expr) or self.graph.try_get_buffer(raw) is not None
@@ -1028,11 +1044,17 @@ class _GraphConverter:
                 pass
             elif self.device_copy(stripped):
                 pass
+            elif (m := re.fullmatch(r"([A-Za-z_]\w*)\.zero_\(\)", stripped)) \
+                    and m.group(1) in self.workspaces:
+                # A workspace kernels expect zeroed (WorkspaceZeroMode).
+                self.nodes.append({"op": "zero", "buffer": m.group(1)})
             else:
                 raise ExportError(f"wrapper line is plain text, not Wrapper IR: {stripped[:80]!r}")
             return
         if kind == "AllocateLine":
             self.fresh.add(line.node.get_name())
+            if isinstance(line.node, ir.WorkspaceArg):
+                self.workspace(line.node)
             return
         if kind in ("LineContext", "NullLine", "FreeIfNotReusedLine", "FreeLine"):
             return
