@@ -1053,7 +1053,7 @@ class _GraphConverter:
             return
         if kind == "AllocateLine":
             self.fresh.add(line.node.get_name())
-            if isinstance(line.node, ir.WorkspaceArg):
+            if type(line.node).__name__ == "WorkspaceArg":
                 self.workspace(line.node)
             return
         if kind in ("LineContext", "NullLine", "FreeIfNotReusedLine", "FreeLine"):
