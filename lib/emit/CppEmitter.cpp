@@ -1099,7 +1099,8 @@ void CppEmitter::launcher(const KernelCallLine &call) {
   if (!args.empty())
     args.resize(args.size() - 2);
   out += fmt::format("  void *args[] = {{{}}};\n", args.empty() ? "nullptr" : args);
-  out += "  kernel.launch(grid_0, grid_1, grid_2, stream, args);\n}\n";
+  out += fmt::format("  kernel.{}(grid_0, grid_1, grid_2, stream, args);\n}}\n",
+                     kernel.cooperative ? "launch_cooperative" : "launch");
 }
 
 void CppEmitter::body(std::string &text, const Line &l) {

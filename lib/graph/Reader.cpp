@@ -1327,7 +1327,7 @@ void Reader::readKernels(const Json &root) {
 std::optional<Kernel> Reader::readKernel(const Json &value, const Ptr &pointer,
                                          std::string_view &nameText) {
   if (!expectObject(value, pointer,
-                    {"name", "entry", "language", "source", "signature", "placeholders",
+                    {"name", "entry", "language", "source", "signature", "placeholders", "cooperative",
                      "grid_type", "combo_grid", "configs"},
                     "a kernel"))
     return std::nullopt;
@@ -1402,6 +1402,12 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const Ptr &pointer,
   if (std::optional<Json> placeholders = field(value, pointer, "placeholders", false, "a kernel")) {
     if (expectType(*placeholders, pointer + "/placeholders", Json::value_t::boolean, "a boolean"))
       kernel.placeholders = placeholders->get<bool>();
+    else
+      ok = false;
+  }
+  if (std::optional<Json> cooperative = field(value, pointer, "cooperative", false, "a kernel")) {
+    if (expectType(*cooperative, pointer + "/cooperative", Json::value_t::boolean, "a boolean"))
+      kernel.cooperative = cooperative->get<bool>();
     else
       ok = false;
   }

@@ -269,6 +269,10 @@ struct Kernel {
   /// The source spells its name KERNEL_NAME and its parameters PARAM_0,
   /// PARAM_1, ...; name-kernel-args substitutes the assigned names.
   bool placeholders = false;
+  /// Launched with all its blocks resident at once (Triton's
+  /// launch_cooperative_grid: a cooperative reduction's blocks wait for
+  /// each other).
+  bool cooperative = false;
   GridType gridType = GridType::Grid1D;
   std::vector<KernelConfig> configs;
   /// Combo grid types only.

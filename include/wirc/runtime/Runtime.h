@@ -200,19 +200,37 @@ public:
   }
 
   void launch(int64_t gx, int64_t gy, int64_t gz, CUstream stream, void **args) {
-    if (gx == 0 || gy == 0 || gz == 0)
-      return; // a zero-size grid launches nothing
-    if (gx > INT32_MAX || gy > 65535 || gz > 65535 || gx < 0 || gy < 0 || gz < 0)
-      throw Error(std::string(name) + ": launch grid out of range");
-    if (!function)
-      load();
+    if (!ready(gx, gy, gz))
+      return;
     check(cuLaunchKernel(function, static_cast<unsigned>(gx), static_cast<unsigned>(gy),
                          static_cast<unsigned>(gz), 32u * static_cast<unsigned>(warps), 1, 1,
                          static_cast<unsigned>(shared), stream, args, nullptr),
           "cuLaunchKernel", name);
   }
 
+  /// A launch whose blocks are all resident at once (they wait for each
+  /// other): a grid the device cannot hold fails here instead of hanging.
+  void launch_cooperative(int64_t gx, int64_t gy, int64_t gz, CUstream stream, void **args) {
+    if (!ready(gx, gy, gz))
+      return;
+    check(cuLaunchCooperativeKernel(function, static_cast<unsigned>(gx),
+                                    static_cast<unsigned>(gy), static_cast<unsigned>(gz),
+                                    32u * static_cast<unsigned>(warps), 1, 1,
+                                    static_cast<unsigned>(shared), stream, args),
+          "cuLaunchCooperativeKernel", name);
+  }
+
 private:
+  /// False for an empty grid, which launches nothing; loads on first use.
+  bool ready(int64_t gx, int64_t gy, int64_t gz) {
+    if (gx == 0 || gy == 0 || gz == 0)
+      return false;
+    if (gx > INT32_MAX || gy > 65535 || gz > 65535 || gx < 0 || gy < 0 || gz < 0)
+      throw Error(std::string(name) + ": launch grid out of range");
+    if (!function)
+      load();
+    return true;
+  }
   void load() {
     check(cuModuleLoadData(&module, image), "cuModuleLoadData", name);
     check(cuModuleGetFunction(&function, module, entry), "cuModuleGetFunction", name);

@@ -500,6 +500,8 @@ class _GraphConverter:
             "source": _strip_paths(source),
             "signature": signature,
             "grid_type": grid_type,
+            **({"cooperative": True}
+               if (tuner.triton_meta or {}).get("launch_cooperative_grid") else {}),
             **({"combo_grid": combo} if combo is not None else {}),
             "configs": configs,
         }
