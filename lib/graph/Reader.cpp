@@ -1327,8 +1327,9 @@ void Reader::readKernels(const Json &root) {
 std::optional<Kernel> Reader::readKernel(const Json &value, const Ptr &pointer,
                                          std::string_view &nameText) {
   if (!expectObject(value, pointer,
-                    {"name", "entry", "language", "source", "signature", "placeholders", "cooperative",
-                     "grid_type", "combo_grid", "configs"},
+                    {"name", "entry", "language", "source", "signature",
+                     "placeholders", "cooperative", "grid_type", "combo_grid",
+                     "configs"},
                     "a kernel"))
     return std::nullopt;
   Kernel kernel;

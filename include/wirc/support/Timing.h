@@ -1,5 +1,4 @@
-//===- wirc/support/Timing.h - Clocks for --time-passes ----------*- C++
-//-*-===//
+//===- wirc/support/Timing.h - Clocks for --time-passes ---------*- C++ -*-===//
 //
 // A phase's wall time alone does not say whether it kept the machine's cores
 // busy or waited on the kernel: --time-passes also reports the process's CPU
