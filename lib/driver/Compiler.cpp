@@ -8,10 +8,13 @@
 #include "wirc/graph/Reader.h"
 #include "wirc/support/BuryPointer.h"
 #include "wirc/support/OutputFile.h"
+#include "wirc/support/PagePopulator.h"
 #include "wirc/support/Parallel.h"
 #include "wirc/support/Timing.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -47,6 +50,9 @@ std::string versionString() { return fmt::format("wirc {}", WIRC_VERSION); }
 
 /// Lines from which the final verify pass runs beside emission.
 constexpr size_t kVerifyBesideFrom = 65536;
+
+/// Reserved Python text from which its pages are faulted in ahead.
+constexpr size_t kFaultTextInFrom = size_t(16) << 20;
 
 ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
   if (!request.printIR && !emit::findEmitter(request.emit)) {
@@ -115,7 +121,29 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
   // core and nothing to show between the two, it runs beside emission, and
   // the output is written only once both are done.
   std::vector<const passes::PassInfo *> pipeline = passes::buildDefaultPipeline();
-  const passes::PipelineInstrumentation &inst = request.instrumentation;
+  passes::PipelineInstrumentation inst = request.instrumentation;
+  // The passes after build-wrapper-ir run on one core. With a second one,
+  // the Python text's pages are faulted in there meanwhile, once the IR's
+  // size bounds the text's: at a million nodes emission's page faults were
+  // half its time. Not all of the estimate: a page faulted in and never
+  // written is memory for nothing.
+  std::string textStorage;
+  std::optional<PagePopulator> textPages;
+  if (request.emit == "python" && !request.printIR && request.emitOptions.threads > 1)
+    inst.afterPass = [&](std::string_view pass) {
+      if (pass != "build-wrapper-ir")
+        return;
+      size_t reserve = emit::pythonTextReserve(module);
+      if (reserve < kFaultTextInFrom)
+        return;
+      size_t lines = 0;
+      for (const ir::Function &function : module.functions)
+        lines += function.lines.size();
+      size_t bytes = std::min(reserve, 64 * lines);
+      textStorage.reserve(reserve);
+      textPages.emplace(bytes);
+      textPages->report(0, textStorage.data(), 0, bytes);
+    };
   const passes::PassInfo *verifyBeside = nullptr;
   if (request.emitOptions.threads > 1 && !pipeline.empty() && pipeline.back()->name == "verify" &&
       !inst.timePasses && !inst.printAfterAll && !inst.verifyEach && inst.printAfter.empty()) {
@@ -154,10 +182,14 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
     timer.finish("kernels");
   }
 
+  // What is not faulted in by now is faulted in as it is written.
+  textPages.reset();
+  emit::EmitOptions emitOptions = request.emitOptions;
+  emitOptions.textStorage = &textStorage;
   std::string output;
   auto emitOutput = [&] {
     output = request.printIR ? ir::printModule(module)
-                             : emit::emitModule(request.emit, module, request.emitOptions);
+                             : emit::emitModule(request.emit, module, emitOptions);
   };
   try {
     if (verifyBeside)

@@ -56,7 +56,7 @@ public:
                          size_t minLinesPerThread = 1)
       : module(module), threads(threads), minLinesPerThread(minLinesPerThread) {}
 
-  std::string emit();
+  std::string emit(std::string *storage = nullptr);
 
 private:
   const Module &module;
@@ -804,15 +804,19 @@ void PythonEmitter::harness() {
                      pythonStringLiteral(module.name));
 }
 
-std::string PythonEmitter::emit() {
+std::string PythonEmitter::emit(std::string *storage) {
   // Room for the whole module up front: growing by doubling copies the text
   // and holds both copies for a moment. Untouched room costs no memory.
-  size_t estimate = 1 << 16;
-  for (const Function &function : module.functions)
-    estimate += 128 * function.lines.size();
-  for (const graph::Kernel &kernel : module.kernels)
-    estimate += kernel.source.size() + kernel.source.size() / 8 + 256;
-  out.reserve(estimate);
+  size_t estimate = pythonTextReserve(module);
+  // Storage sized before the passes that add lines is taken if the text
+  // will likely fit (the estimate allows 128 bytes a line, about twice what
+  // lines take): growing once costs less than faulting it all in here.
+  if (storage && storage->capacity() >= estimate / 2) {
+    out = std::move(*storage);
+    out.clear();
+  } else {
+    out.reserve(estimate);
+  }
   header();
   kernelDefinitions();
   for (size_t f = 1; f < module.functions.size(); ++f)
@@ -824,10 +828,19 @@ std::string PythonEmitter::emit() {
 
 } // namespace
 
+size_t pythonTextReserve(const Module &module) {
+  size_t estimate = 1 << 16;
+  for (const Function &function : module.functions)
+    estimate += 128 * function.lines.size();
+  for (const graph::Kernel &kernel : module.kernels)
+    estimate += kernel.source.size() + kernel.source.size() / 8 + 256;
+  return estimate;
+}
+
 std::string emitPython(const Module &module, const EmitOptions &options) {
   return PythonEmitter(module, std::max(1u, options.threads),
                        std::max<size_t>(1, options.minLinesPerThread))
-      .emit();
+      .emit(options.textStorage);
 }
 
 } // namespace wirc::emit

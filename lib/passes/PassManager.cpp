@@ -59,6 +59,8 @@ bool runPipeline(const std::vector<const PassInfo *> &pipeline, ir::Module &modu
       timings.push_back(TimingRow::between(pass->name, start, ClockReading::now()));
     if (!ok)
       return false;
+    if (instrumentation.afterPass)
+      instrumentation.afterPass(pass->name);
     // Without verifyEach the pipeline's own verify pass checks the final IR.
     if (instrumentation.verifyEach) {
       if (std::vector<std::string> errors = ir::verifyModule(module); !errors.empty()) {

@@ -67,6 +67,36 @@ TEST_CASE("the built-in emitters come first, registered like any other", "[emit-
   CHECK_THROWS_AS(emit::emitModule("nonexistent", module), InternalError);
 }
 
+TEST_CASE("the Python emitter writes into storage the driver prepared", "[emit-registry]") {
+  // The driver reserves the text's storage (and faults it in) while the
+  // passes run; the emitter takes it when the text will likely fit, and the
+  // text is the same either way.
+  ir::Module module = compileSample("seed/01-add.json");
+  const std::string expected = emit::emitPython(module);
+  const size_t reserve = emit::pythonTextReserve(module);
+  CHECK(reserve >= expected.size());
+
+  for (unsigned threads : {1u, 2u}) {
+    INFO("threads " << threads);
+    emit::EmitOptions options;
+    options.threads = threads;
+    options.minLinesPerThread = 1;
+    std::string storage = "left over";
+    storage.reserve(reserve);
+    const char *prepared = storage.data();
+    options.textStorage = &storage;
+    std::string text = emit::emitPython(module, options);
+    CHECK(text == expected);
+    CHECK(text.data() == prepared); // taken, not copied
+
+    // Too small to be worth taking: left alone.
+    std::string small = "small";
+    options.textStorage = &small;
+    CHECK(emit::emitPython(module, options) == expected);
+    CHECK(small == "small");
+  }
+}
+
 TEST_CASE("a registered emitter is listed, found and used by compile()", "[emit-registry]") {
   size_t before = emit::registeredEmitters().size();
   REQUIRE(emit::registerEmitter("unit-count", ".txt", "counts kernels", countKernels) == "");

@@ -42,6 +42,11 @@ struct EmitOptions {
   /// does not depend on either.
   unsigned threads = 1;
   size_t minLinesPerThread = 32768;
+  /// python only: storage the emitter takes for its text if its capacity is
+  /// at least half of pythonTextReserve(); the driver reserves it and faults
+  /// it in on an idle core while the pipeline runs. The text does not depend
+  /// on it.
+  std::string *textStorage = nullptr;
 };
 
 /// Renders a module as one target's text. Throws NotImplementedError for IR
@@ -81,6 +86,9 @@ std::string emitModule(std::string_view name, const ir::Module &module,
 
 /// The Inductor-style output-code module of --emit=python (emit/PythonEmitter.cpp).
 std::string emitPython(const ir::Module &module, const EmitOptions &options = {});
+
+/// The bytes emitPython() reserves for \p module's text: an upper estimate.
+size_t pythonTextReserve(const ir::Module &module);
 
 /// The standalone C++ wrapper of --emit=cpp (emit/CppEmitter.cpp).
 std::string emitCpp(const ir::Module &module, const EmitOptions &options = {});

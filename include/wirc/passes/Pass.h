@@ -109,6 +109,9 @@ struct PipelineInstrumentation {
   bool verifyEach = false;
   /// Receives IR dumps and the timing report (the driver sends them to stderr).
   std::function<void(std::string_view)> print;
+  /// Called with a pass's name after it succeeds: the driver starts work
+  /// that overlaps the rest of the pipeline.
+  std::function<void(std::string_view)> afterPass;
 };
 
 /// Runs \p pipeline over \p module, verifying the IR after every pass.
