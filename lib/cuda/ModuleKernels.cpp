@@ -31,6 +31,7 @@ std::optional<SourceKind> kindOf(graph::KernelLanguage language) {
   case graph::KernelLanguage::LLVM:
     return SourceKind::LLVM;
   case graph::KernelLanguage::Triton:
+  case graph::KernelLanguage::Cpp: // not a GPU kernel: the emitter rejects it
     return std::nullopt;
   }
   return std::nullopt;

@@ -1999,6 +1999,11 @@ std::string CppEmitter::function(const Function &f) {
 }
 
 std::string CppEmitter::emit() {
+  for (const graph::Kernel &kernel : module.kernels)
+    if (kernel.language == graph::KernelLanguage::Cpp)
+      unsupported(fmt::format("cpp kernel '{}' (a CPU kernel of Inductor's cpp backend, "
+                              "which needs PyTorch's headers; --emit=python runs it)",
+                              kernel.name));
   for (const BufferInfo &info : module.buffers)
     if (info.kind == BufferKind::Constant && info.function != 0)
       unsupported(fmt::format("constant '{}' of subgraph '{}' (only the main graph's constants "

@@ -316,11 +316,24 @@ from torch._inductor.codegen.memory_planning import _align as align
 from torch import device, empty_strided
 from torch._inductor.async_compile import AsyncCompile
 from torch._inductor.select_algorithm import extern_kernels
-import triton
+)";
+  // A graph that runs on the CPU alone imports neither Triton nor CUDA's
+  // stream getter (a CPU build of PyTorch has neither), as Inductor's CPU
+  // wrapper does not.
+  bool gpu = std::any_of(module.kernels.begin(), module.kernels.end(),
+                         [](const graph::Kernel &k) {
+                           return k.language != graph::KernelLanguage::Cpp;
+                         }) ||
+             std::any_of(module.buffers.begin(), module.buffers.end(), [](const BufferInfo &b) {
+               return b.layout.device.kind != graph::Device::Kind::CPU;
+             });
+  if (gpu)
+    out += R"(import triton
 import triton.language as tl
 from torch._inductor.runtime.triton_heuristics import start_graph, end_graph
 from torch._C import _cuda_getCurrentRawStream as get_raw_stream
-
+)";
+  out += R"(
 aten = torch.ops.aten
 inductor_ops = torch.ops.inductor
 _quantized = torch.ops._quantized
@@ -345,10 +358,26 @@ void PythonEmitter::kernelDefinitions() {
       if (!def)
         continue;
       const graph::Kernel &kernel = module.kernel(def->kernel);
+      if (kernel.language == graph::KernelLanguage::Cpp) {
+        // Compiled and bound at import, as Inductor's CPU wrapper does; the
+        // binding passes each tensor's data pointer.
+        out += "\n\n"sv;
+        out += kernel.name;
+        out += " = async_compile.cpp_pybinding(["sv;
+        for (size_t i = 0; i < kernel.signature.size(); ++i) {
+          if (i)
+            out += ", "sv;
+          out += pythonStringLiteral(kernel.signature[i].type);
+        }
+        out += "], '''\n"sv;
+        out += tripleQuotedBody(kernel.source);
+        out += "''')\n"sv;
+        continue;
+      }
       if (kernel.language != graph::KernelLanguage::Triton)
         throw NotImplementedError(fmt::format(
-            "--emit=python supports Triton kernels only; kernel '{}' is {}", kernel.name,
-            graph::kernelLanguageName(kernel.language)));
+            "--emit=python supports Triton and cpp kernels only; kernel '{}' is {}",
+            kernel.name, graph::kernelLanguageName(kernel.language)));
       // The first argument names the function the source defines (a user
       // kernel's own name); the variable is the kernel's name in the graph.
       out += fmt::format("\n\n{} = async_compile.triton('{}', '''\n{}''', device_str='cuda')\n",
@@ -446,6 +475,20 @@ void PythonEmitter::body(const Line &l) {
           [&](const KernelDefinitionLine &) {},
           [&](const KernelCallLine &call) {
             const graph::Kernel &kernel = module.kernel(call.kernel);
+            if (kernel.language == graph::KernelLanguage::Cpp) {
+              beginLine();
+              out += kernel.name;
+              out += '(';
+              bool first = true;
+              for (const CallArg &arg : call.args) {
+                if (!first)
+                  out += ", "sv;
+                first = false;
+                appendValue(out, arg.value);
+              }
+              out += ")\n"sv;
+              return;
+            }
             int device = currentDevice();
             beginLine();
             out += "stream"sv;

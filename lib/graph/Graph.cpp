@@ -89,6 +89,8 @@ std::string_view kernelLanguageName(KernelLanguage language) {
     return "cuda";
   case KernelLanguage::LLVM:
     return "llvm";
+  case KernelLanguage::Cpp:
+    return "cpp";
   }
   return "triton";
 }

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <bit>
 #include <charconv>
@@ -35,6 +36,46 @@ namespace wirc::graph {
 using Json = json::Value;
 
 namespace {
+
+/// A C++ kernel's parameter type as Inductor's cpp backend spells them:
+/// `[const ]NAME[::NAME...][<NAME[::NAME...]>][*]` ('const float*',
+/// 'at::BFloat16*', 'c10::complex<float>*', 'int64_t'), at most 64 bytes.
+bool isCParamType(std::string_view type) {
+  if (type.empty() || type.size() > 64)
+    return false;
+  size_t i = 0;
+  if (type.substr(0, 6) == "const ")
+    i = 6;
+  auto ident = [&] {
+    size_t start = i;
+    if (i >= type.size() || !(std::isalpha(static_cast<unsigned char>(type[i])) || type[i] == '_'))
+      return false;
+    while (i < type.size() && (std::isalnum(static_cast<unsigned char>(type[i])) || type[i] == '_'))
+      ++i;
+    return i > start;
+  };
+  auto qualified = [&] {
+    if (!ident())
+      return false;
+    while (type.substr(i, 2) == "::") {
+      i += 2;
+      if (!ident())
+        return false;
+    }
+    return true;
+  };
+  if (!qualified())
+    return false;
+  if (i < type.size() && type[i] == '<') {
+    ++i;
+    if (!qualified() || i >= type.size() || type[i] != '>')
+      return false;
+    ++i;
+  }
+  if (i < type.size() && type[i] == '*')
+    ++i;
+  return i == type.size();
+}
 
 /// A JSON Pointer, spelled only when a diagnostic needs it. Readers descend
 /// the document with a chain of these on their stacks (a child refers to its
@@ -1361,13 +1402,16 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const Ptr &pointer,
     kernel.language = KernelLanguage::CUDA;
   else if (*l == "llvm")
     kernel.language = KernelLanguage::LLVM;
+  else if (*l == "cpp")
+    kernel.language = KernelLanguage::Cpp;
   else {
     error(pointer + "/language",
-               fmt::format("unknown kernel language '{}'; expected 'triton', 'ptx', 'cuda' or "
-                           "'llvm'",
+               fmt::format("unknown kernel language '{}'; expected 'triton', 'ptx', 'cuda', "
+                           "'llvm' or 'cpp'",
                            printable(*l)));
     ok = false;
   }
+  const bool cpp = kernel.language == KernelLanguage::Cpp;
   if (std::optional<Json> signature = field(value, pointer, "signature", false, "a kernel")) {
     Ptr sp = pointer + "/signature";
     if (expectType(*signature, sp, Json::value_t::array, "an array of parameters")) {
@@ -1388,6 +1432,15 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const Ptr &pointer,
         }
         auto paramName = getName(*pn, pp + "/name", "parameter");
         auto paramType = getString(*pt, pp + "/type");
+        // A C++ kernel's types are printed into the Python wrapper.
+        if (cpp && paramType && !isCParamType(*paramType)) {
+          error(pp + "/type",
+                fmt::format("'{}' is not a C parameter type; expected [const ]NAME[::NAME...] "
+                            "with an optional '*' (for example 'const float*', 'int64_t')",
+                            printable(*paramType)));
+          ok = false;
+          continue;
+        }
         if (!paramName || !paramType ||
             !claimName(*paramName, pp + "/name", paramNames,
                        {paramSite, NameTable::Params, static_cast<uint32_t>(i)})) {
@@ -1454,6 +1507,20 @@ std::optional<Kernel> Reader::readKernel(const Json &value, const Ptr &pointer,
           ok = false;
       }
     } else {
+      ok = false;
+    }
+  }
+  if (cpp) {
+    // A CPU kernel is a function call: nothing to tune, no grid.
+    for (const char *key : {"configs", "grid_type", "combo_grid", "cooperative", "placeholders"})
+      if (value.contains(key)) {
+        error(child(pointer, key), fmt::format("a cpp kernel has no '{}'", key));
+        ok = false;
+      }
+    if (!value.contains("signature")) {
+      error(pointer, fmt::format("missing field 'signature' in cpp kernel '{}': its parameters' "
+                                 "C types",
+                                 kernel.name));
       ok = false;
     }
   }
@@ -3647,6 +3714,25 @@ void Reader::checkGraph(Graph &graph) {
                                                 "{} configs",
                                                 call->config, kernel->name,
                                                 kernel->configs.size()));
+        if (kernel->language == KernelLanguage::Cpp) {
+          // A function call: its arguments are its parameters, in order.
+          if (!call->numels.empty())
+            error(p + "/numels", fmt::format("a call of cpp kernel '{}' has no numels",
+                                             kernel->name));
+          if (call->grid)
+            error(p + "/grid", fmt::format("a call of cpp kernel '{}' has no grid",
+                                           kernel->name));
+          if (call->args.size() != kernel->signature.size())
+            error(p + "/args",
+                  fmt::format("cpp kernel '{}' takes {} arguments; the call passes {}",
+                              kernel->name, kernel->signature.size(), call->args.size()));
+          for (size_t a = 0; a < call->args.size(); ++a)
+            if (const Ptr ap = child(argTable, a); call->args[a].role == ArgRole::Removed)
+              error(ap + "/role",
+                    fmt::format("a call of cpp kernel '{}' passes every argument; role "
+                                "'removed' is for Triton kernels",
+                                kernel->name));
+        }
         if (kernel->language == KernelLanguage::Triton) {
           if (kernel->gridType == GridType::FixedGrid && !call->grid)
             error(p, fmt::format("missing field 'grid' in a call of FixedGrid kernel '{}'",

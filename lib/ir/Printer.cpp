@@ -113,6 +113,9 @@ std::string Printer::line(const Line &l) const {
           [&](const CommentLine &c) { return "comment " + pythonStringLiteral(c.text); },
           [&](const KernelDefinitionLine &k) {
             const graph::Kernel &kernel = module.kernel(k.kernel);
+            // A CPU kernel is a function: no grid, no configs.
+            if (kernel.language == graph::KernelLanguage::Cpp)
+              return fmt::format("kernel.def @{} cpp", kernel.name);
             return fmt::format("kernel.def @{} {} {} configs={}", kernel.name,
                                graph::kernelLanguageName(kernel.language),
                                graph::gridTypeName(kernel.gridType), kernel.configs.size());

@@ -184,7 +184,9 @@ struct Buffer {
   bool aliasesInput = false;
 };
 
-enum class KernelLanguage : uint8_t { Triton, PTX, CUDA, LLVM };
+/// Cpp: a C++ CPU kernel of Inductor's cpp backend (`cpp_fused_*`), called
+/// through `async_compile.cpp_pybinding` with the tensors' data pointers.
+enum class KernelLanguage : uint8_t { Triton, PTX, CUDA, LLVM, Cpp };
 std::string_view kernelLanguageName(KernelLanguage language);
 
 /// How a launch grid is derived from numels and a config (torch 2.11's

@@ -152,6 +152,31 @@ def _kernel_source(body: str) -> tuple[str, str]:
     return entry, source.lstrip("\n")
 
 
+def _cpp_kernel(name: str, body: str) -> dict:
+    """A C++ CPU kernel of Inductor's cpp backend:
+    `async_compile.cpp_pybinding(['const float*', ...], r'''src''')`. The
+    parameter names come from the source's `extern "C" void kernel(...)`."""
+    try:
+        call = ast.parse(body.strip()).body[0].value
+        if not (isinstance(call, ast.Call) and getattr(call.func, "attr", "") == "cpp_pybinding"):
+            raise ValueError("not an async_compile.cpp_pybinding call")
+        types = [t.value for t in call.args[0].elts]
+        source = call.args[1].value
+        if not all(isinstance(t, str) for t in types) or not isinstance(source, str):
+            raise ValueError("the types or the source are not strings")
+    except Exception as e:  # noqa: BLE001 - any shape we do not know is an error
+        raise ExportError(f"cannot read the definition of cpp kernel {name}: {body[:80]!r}") from e
+    match = re.search(r'extern\s+"C"[^(]*?\bkernel\s*\(([^)]*)\)', source)
+    params = [p.strip() for p in match.group(1).split(",")] if match else []
+    names = [re.search(r"(\w+)\s*$", p).group(1) if re.search(r"(\w+)\s*$", p) else ""
+             for p in params if p]
+    if not match or len(names) != len(types) or not all(names):
+        raise ExportError(f"cpp kernel {name}: cannot match the parameters of its "
+                          f"`extern \"C\" void kernel(...)` to its {len(types)} argument types")
+    return {"name": name, "language": "cpp", "source": _strip_paths(source.lstrip("\n")),
+            "signature": [{"name": n, "type": t} for n, t in zip(names, types)]}
+
+
 class _ControlFlowMarker(W.WrapperLine):
     """Marks where Inductor's text for a torch.cond, a torch.while_loop or an
     invoke_subgraph starts; carries the node. The exported node stands for all
@@ -455,7 +480,10 @@ class _GraphConverter:
         if name in self.kernels:
             return
         if not getattr(line, "gpu", True):
-            raise ExportError(f"kernel {name} is not a GPU kernel")
+            self.kernels[name] = _cpp_kernel(name, line.kernel_body)
+            self.tuners[name] = None
+            self.kernel_defs[name] = (self.kernels[name], None)
+            return
         entry, source = _kernel_source(line.kernel_body)
         from torch._inductor.async_compile import AsyncCompile
         tuner = AsyncCompile().triton(entry, source, device_str="cuda")
@@ -544,13 +572,16 @@ class _GraphConverter:
 
     def kernel_call(self, line: W.KernelCallLine) -> None:
         name = line.kernel_name
-        if not line.triton:
-            raise ExportError(f"kernel {name} is not a Triton kernel")
         if name not in self.kernels:
             self.define_elsewhere(name)
         if name not in self.kernels:
             raise ExportError(f"kernel {name} is called before it is defined")
         kernel = self.kernels[name]
+        if kernel["language"] == "cpp":
+            self.cpp_kernel_call(line, kernel)
+            return
+        if not line.triton:
+            raise ExportError(f"kernel {name} is not a Triton kernel")
         tuner = self.tuners[name]
         tuned = set(kernel["configs"][0]["kwargs"]) if kernel["configs"] else set()
         params = [p["name"] for p in kernel["signature"] if p["name"] not in tuned]
@@ -628,6 +659,44 @@ class _GraphConverter:
         if numels:
             node["numels"] = numels
         self.nodes.append(node)
+
+    def cpp_kernel_call(self, line: W.KernelCallLine, kernel: dict) -> None:
+        """A call of a C++ CPU kernel: every parameter is passed, pointers as
+        tensors (the binding takes their data pointers), sizes as integers."""
+        name = kernel["name"]
+        params = kernel["signature"]
+        raw_args = list(line.raw_args) if line.raw_args else list(line.call_args)
+        if len(raw_args) != len(params):
+            raise ExportError(f"cpp kernel {name}: {len(raw_args)} call arguments for "
+                              f"{len(params)} parameters")
+        args = []
+        for param, raw in zip(params, raw_args):
+            pname, ctype = param["name"], param["type"]
+            if ctype.endswith("*"):
+                if not self.is_tensor(raw):
+                    raise ExportError(f"cpp kernel {name}: pointer parameter {pname} gets "
+                                      f"{raw!r}, not a tensor")
+                role = ("in_out" if pname.startswith("in_out_ptr") else
+                        "output" if pname.startswith("out_ptr") or not ctype.startswith("const")
+                        else "input")
+                ref = self.tensor_ref(raw)
+                arg = {"role": role, "name": pname, **ref}
+                storage = self.reuses.take(ref["buffer"]) \
+                    if role == "in_out" and "buffer" in ref else None
+                if storage is not None:
+                    arg["result"] = ref["buffer"]
+                    arg["buffer"] = storage
+                if role != "input":
+                    self.mutated.add(arg.get("buffer") or arg["view"]["base"])
+                args.append(arg)
+            elif re.fullmatch(r"ks\d+", pname):
+                args.append({"role": "size", "name": pname, "value": {"expr": self.expr(raw)}})
+            else:
+                value = self.value(raw) if not isinstance(raw, (str, int, float, bool)) else raw
+                if isinstance(value, str):
+                    value = {"expr": self.expr(value)}
+                args.append({"role": "scalar", "name": pname, "value": value})
+        self.nodes.append({"op": "kernel_call", "kernel": name, "args": args})
 
     def is_tensor(self, raw: Any) -> bool:
         if isinstance(raw, str) and raw in self.workspaces:
@@ -1384,23 +1453,6 @@ class _ExportingSubgraphCodegen(_MarksControlFlow, W.SubgraphPythonWrapperCodege
         return super()._generate(is_inference)
 
 
-class _RejectsCpuGraphs(W.PythonWrapperCodegen):
-    """The wrapper of a graph whose tensors are all on the CPU: Inductor's C++
-    kernels are not wirc's, so exporting stops with an error naming the
-    graph rather than leaving it out of the export unnoticed."""
-
-    @staticmethod
-    def create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures=None):
-        return _RejectsCpuGraphs()
-
-    def _generate(self, is_inference):
-        if _ACTIVE is not None:
-            raise ExportError(f"graph {getattr(V.graph, 'name', None) or '(unnamed)'} runs on the CPU: wirc "
-                              "exports CUDA graphs (Triton kernels), not Inductor's CPU "
-                              "backend (C++ kernels); run the program on a CUDA device")
-        return super()._generate(is_inference)
-
-
 @contextlib.contextmanager
 def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] = None,
               wirc: str = "wirc", wirc_args: tuple = (), time_again: bool = False):
@@ -1439,8 +1491,9 @@ def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] =
         codegen_common.register_backend_for_device("cuda", scheduling,
                                                    WircExportWrapperCodegen, cpp)
         if previous_cpu is not None:
+            # CPU graphs too: their C++ kernels become cpp kernels.
             codegen_common.register_backend_for_device(
-                "cpu", previous_cpu.scheduling, _RejectsCpuGraphs,
+                "cpu", previous_cpu.scheduling, WircExportWrapperCodegen,
                 getattr(previous_cpu, "cpp_wrapper_codegen", None))
         with inductor_config.patch(patches):
             yield exporter
