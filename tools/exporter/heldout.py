@@ -2221,3 +2221,13 @@ def benchmark_kernel_sources():
     def fn(x, y):
         return (x + y).tanh(), (x * y).sum(1)
     return fn, (randn(24, 40), randn(24, 40))
+
+
+@program("mixed_cpu_gpu")
+def mixed_cpu_gpu():
+    # A CPU input reduced by a C++ kernel, copied to the GPU and used by a
+    # Triton kernel: one graph with both kinds of kernel.
+    def fn(x, table):
+        scale = (table * 2).sum(0)
+        return (x * scale.to(x.device)).relu(), scale
+    return fn, (randn(16, 8), torch.randn(5, 8))
