@@ -73,3 +73,53 @@ def cpu_training():
         loss.backward()
         return loss.detach(), model[0].weight.grad.clone(), model[2].bias.grad.clone()
     return fn, (randn(8, 16), randn(8, 4))
+
+
+@program("cpu_conv_bn")
+def cpu_conv_bn():
+    # An extern convolution between fused kernels (batch norm folded in eval).
+    model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU()).eval()
+    return model, (randn(2, 3, 10, 10),)
+
+
+@program("cpu_attention")
+def cpu_attention():
+    # Scaled dot-product attention: bmm externs or a fallback, softmax kernels.
+    def fn(q, k, v):
+        return F.scaled_dot_product_attention(q, k, v), (q @ k.transpose(-1, -2)).softmax(-1)
+    return fn, (randn(2, 4, 16, 8), randn(2, 4, 16, 8), randn(2, 4, 16, 8))
+
+
+@program("cpu_topk_scan")
+def cpu_topk_scan():
+    # Multi-output fallbacks (topk), a scan and an argmax.
+    def fn(x):
+        values, indices = x.topk(3, dim=1)
+        return values * 2, indices, x.cumsum(1), x.argmax(1)
+    return fn, (randn(6, 20),)
+
+
+@program("cpu_cond")
+def cpu_cond():
+    # torch.cond: two subgraphs, each with its C++ kernel.
+    def fn(x):
+        return torch.cond(x.sum() > 0, lambda t: t.sin() * 2, lambda t: t.cos() - 1, (x,))
+    return fn, (randn(4, 6),)
+
+
+@program("cpu_dynamic_2d", dynamic=True)
+def cpu_dynamic_2d():
+    # Two size symbols, a reduction over one of them.
+    def fn(x, w):
+        return (x @ w).relu().sum(0), x.t().contiguous()
+    return fn, (randn(9, 7), randn(7, 5))
+
+
+@program("cpu_bf16_masks")
+def cpu_bf16_masks():
+    # bfloat16 and bool tensors: kernels with 'at::BFloat16*' and 'bool*'
+    # parameters.
+    def fn(x, y):
+        mask = x > 0
+        return mask, torch.where(mask, x, y).to(torch.bfloat16), (x * y).sum(1)
+    return fn, (randn(8, 12), randn(8, 12))
