@@ -635,16 +635,7 @@ class _GraphConverter:
                 if isinstance(raw, str) and raw in self.fresh:
                     role = "output"
             if role in ("input", "output", "in_out"):
-                ref = self.tensor_ref(raw)
-                arg = {"role": role, "name": param, **ref}
-                storage = self.reuses.take(ref["buffer"]) \
-                    if role == "in_out" and "buffer" in ref else None
-                if storage is not None:
-                    arg["result"] = ref["buffer"]
-                    arg["buffer"] = storage
-                if role != "input":
-                    self.mutated.add(arg.get("buffer") or arg["view"]["base"])
-                args.append(arg)
+                args.append(self.tensor_arg(role, param, raw))
             elif role == "size":
                 args.append({"role": "size", "name": param, "value": {"expr": self.expr(raw)}})
             else:
@@ -659,6 +650,20 @@ class _GraphConverter:
         if numels:
             node["numels"] = numels
         self.nodes.append(node)
+
+    def tensor_arg(self, role: str, param: str, raw: Any) -> dict:
+        """A kernel's tensor argument. An in_out argument on a buffer that
+        Inductor's reuse renamed writes the storage it took over."""
+        ref = self.tensor_ref(raw)
+        arg = {"role": role, "name": param, **ref}
+        storage = self.reuses.take(ref["buffer"]) \
+            if role == "in_out" and "buffer" in ref else None
+        if storage is not None:
+            arg["result"] = ref["buffer"]
+            arg["buffer"] = storage
+        if role != "input":
+            self.mutated.add(arg.get("buffer") or arg["view"]["base"])
+        return arg
 
     def cpp_kernel_call(self, line: W.KernelCallLine, kernel: dict) -> None:
         """A call of a C++ CPU kernel: every parameter is passed, pointers as
@@ -679,16 +684,7 @@ class _GraphConverter:
                 role = ("in_out" if pname.startswith("in_out_ptr") else
                         "output" if pname.startswith("out_ptr") or not ctype.startswith("const")
                         else "input")
-                ref = self.tensor_ref(raw)
-                arg = {"role": role, "name": pname, **ref}
-                storage = self.reuses.take(ref["buffer"]) \
-                    if role == "in_out" and "buffer" in ref else None
-                if storage is not None:
-                    arg["result"] = ref["buffer"]
-                    arg["buffer"] = storage
-                if role != "input":
-                    self.mutated.add(arg.get("buffer") or arg["view"]["base"])
-                args.append(arg)
+                args.append(self.tensor_arg(role, pname, raw))
             elif re.fullmatch(r"ks\d+", pname):
                 args.append({"role": "size", "name": pname, "value": {"expr": self.expr(raw)}})
             else:
