@@ -18,7 +18,8 @@ Each program runs four times: with Inductor's own wrapper (which also exports
 the graphs), with wirc's --emit=python module, with wirc's --emit=fx-module
 GraphModule, and with wirc's --emit=cpp wrapper built into a library
 (wirc_export/cpp_runner.py; status "n/a" for programs with extern aten kernels,
-which the standalone wrapper rejects by design). On request (`--modes cpp-hooks`),
+which the standalone wrapper rejects by design, as for C++ CPU kernels, which only
+the Python module runs). On request (`--modes cpp-hooks`),
 the C++ wrapper runs with `--cpp-extern=hooks` instead: extern kernels and
 fallbacks call back into Python, where torch runs them; `--modes cpp-aoti` runs
 the AOTI flavour (`--cpp-abi=aoti`, built against libtorch by
@@ -212,8 +213,9 @@ def run_one(name, mode, wirc, out_dir, wirc_lib=None, program_set="corpus",
                     for t in flatten(actual)], os.path.join(out_dir, f"out-{name}-{mode}.pt"))
     except Exception as e:  # noqa: BLE001 - every failure is reported, none is fatal
         if not_standalone(e):
-            # Not a failure: the standalone wrapper rejects extern aten kernels
-            # and subgraphs by design.
+            # Not a failure: wirc rejects the graph for this emitter by design
+            # (exit 3): extern aten kernels and subgraphs in the standalone
+            # wrapper, C++ CPU kernels in FX graphs and C++ wrappers.
             result["status"] = "n/a"
             result["error"] = [line for line in str(e).splitlines()
                                if line.startswith("wirc: error:")][:1] or [str(e)[:400]]

@@ -80,7 +80,8 @@ class ExportError(RuntimeError):
 
 
 class NotStandaloneError(ExportError):
-    """A graph the standalone C++ wrapper cannot run (extern aten kernels, ...)."""
+    """A graph an emitter rejects by design (wirc's exit code 3): extern aten
+    kernels in the standalone C++ wrapper, a C++ CPU kernel in an FX graph."""
 
 
 _PATH = re.compile(r"(/(?:tmp|root|home|var|opt|usr|private)/[^\s'\"]*)")
@@ -1362,6 +1363,8 @@ class _Exporter:
             start = time.perf_counter()
             self.run_wirc(args)
             timing["wirc_again_s"] = time.perf_counter() - start
+        if result.returncode == 3:
+            raise NotStandaloneError(f"wirc cannot emit {path} as asked:\n{result.stderr}")
         if result.returncode != 0:
             raise ExportError(f"wirc failed on {path}:\n{result.stderr}")
         return result.stdout
