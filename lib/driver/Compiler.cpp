@@ -12,7 +12,6 @@
 #include "wirc/support/Parallel.h"
 #include "wirc/support/Timing.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <optional>
 
@@ -125,8 +124,8 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
   // The passes after build-wrapper-ir run on one core. With a second one,
   // the Python text's pages are faulted in there meanwhile, once the IR's
   // size bounds the text's: at a million nodes emission's page faults were
-  // half its time. Not all of the estimate: a page faulted in and never
-  // written is memory for nothing.
+  // half its time. Half of the estimate, which allows about twice what lines
+  // take: a page faulted in and never written is memory for nothing.
   std::string textStorage;
   std::optional<PagePopulator> textPages;
   if (request.emit == "python" && !request.printIR && request.emitOptions.threads > 1)
@@ -136,13 +135,9 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
       size_t reserve = emit::pythonTextReserve(module);
       if (reserve < kFaultTextInFrom)
         return;
-      size_t lines = 0;
-      for (const ir::Function &function : module.functions)
-        lines += function.lines.size();
-      size_t bytes = std::min(reserve, 64 * lines);
       textStorage.reserve(reserve);
-      textPages.emplace(bytes);
-      textPages->report(0, textStorage.data(), 0, bytes);
+      textPages.emplace(reserve / 2);
+      textPages->report(0, textStorage.data(), 0, reserve / 2);
     };
   const passes::PassInfo *verifyBeside = nullptr;
   if (request.emitOptions.threads > 1 && !pipeline.empty() && pipeline.back()->name == "verify" &&

@@ -19,7 +19,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <atomic>
 #include <bit>
 #include <charconv>
@@ -41,40 +40,27 @@ namespace {
 /// `[const ]NAME[::NAME...][<NAME[::NAME...]>][*]` ('const float*',
 /// 'at::BFloat16*', 'c10::complex<float>*', 'int64_t'), at most 64 bytes.
 bool isCParamType(std::string_view type) {
-  if (type.empty() || type.size() > 64)
+  if (type.size() > 64)
     return false;
-  size_t i = 0;
-  if (type.substr(0, 6) == "const ")
-    i = 6;
-  auto ident = [&] {
-    size_t start = i;
-    if (i >= type.size() || !(std::isalpha(static_cast<unsigned char>(type[i])) || type[i] == '_'))
-      return false;
-    while (i < type.size() && (std::isalnum(static_cast<unsigned char>(type[i])) || type[i] == '_'))
-      ++i;
-    return i > start;
-  };
-  auto qualified = [&] {
-    if (!ident())
-      return false;
-    while (type.substr(i, 2) == "::") {
-      i += 2;
-      if (!ident())
+  if (type.starts_with("const "))
+    type.remove_prefix(6);
+  if (type.ends_with('*'))
+    type.remove_suffix(1);
+  auto qualified = [](std::string_view name) {
+    for (size_t colons; (colons = name.find("::")) != std::string_view::npos;
+         name.remove_prefix(colons + 2))
+      if (!isPlainIdentifier(name.substr(0, colons)))
         return false;
-    }
-    return true;
+    return isPlainIdentifier(name);
   };
-  if (!qualified())
-    return false;
-  if (i < type.size() && type[i] == '<') {
-    ++i;
-    if (!qualified() || i >= type.size() || type[i] != '>')
+  if (type.ends_with('>')) {
+    size_t open = type.find('<');
+    if (open == std::string_view::npos ||
+        !qualified(type.substr(open + 1, type.size() - open - 2)))
       return false;
-    ++i;
+    type = type.substr(0, open);
   }
-  if (i < type.size() && type[i] == '*')
-    ++i;
-  return i == type.size();
+  return qualified(type);
 }
 
 /// A JSON Pointer, spelled only when a diagnostic needs it. Readers descend

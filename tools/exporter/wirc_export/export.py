@@ -169,9 +169,8 @@ def _cpp_kernel(name: str, body: str) -> dict:
         raise ExportError(f"cannot read the definition of cpp kernel {name}: {body[:80]!r}") from e
     match = re.search(r'extern\s+"C"[^(]*?\bkernel\s*\(([^)]*)\)', source)
     params = [p.strip() for p in match.group(1).split(",")] if match else []
-    names = [re.search(r"(\w+)\s*$", p).group(1) if re.search(r"(\w+)\s*$", p) else ""
-             for p in params if p]
-    if not match or len(names) != len(types) or not all(names):
+    names = [m.group(1) for m in (re.search(r"(\w+)\s*$", p) for p in params if p) if m]
+    if not match or len(names) != len(types):
         raise ExportError(f"cpp kernel {name}: cannot match the parameters of its "
                           f"`extern \"C\" void kernel(...)` to its {len(types)} argument types")
     return {"name": name, "language": "cpp", "source": _strip_paths(source.lstrip("\n")),
