@@ -1387,6 +1387,30 @@ void CppEmitter::body(std::string &text, const Line &l) {
             line(fmt::format("{}{} = wirc::rt::read_scalar<{}>({}, stream, \"{}\");", decl,
                              b.symbol, type, at, b.symbol));
           },
+          [&](const AssertFiniteLine &a) {
+            const BufferInfo &info = module.buffer(a.buffer);
+            // (Part bytes, parts, the bits set in a NaN or an infinity.)
+            struct Bits {
+              int bytes, parts;
+              uint64_t mask;
+            };
+            std::optional<Bits> bits;
+            switch (info.layout.dtype) {
+            case graph::DType::Float16: bits = Bits{2, 1, 0x7C00}; break;
+            case graph::DType::BFloat16: bits = Bits{2, 1, 0x7F80}; break;
+            case graph::DType::Float32: bits = Bits{4, 1, 0x7F800000}; break;
+            case graph::DType::Float64: bits = Bits{8, 1, 0x7FF0000000000000}; break;
+            case graph::DType::Complex64: bits = Bits{4, 2, 0x7F800000}; break;
+            case graph::DType::Complex128: bits = Bits{8, 2, 0x7FF0000000000000}; break;
+            case graph::DType::Float8E4M3FN: bits = Bits{1, 1, 0x7F}; break; // NaN only
+            case graph::DType::Float8E5M2: bits = Bits{1, 1, 0x7C}; break;
+            default: break; // integers and bools are always finite
+            }
+            if (bits)
+              line(fmt::format("wirc::rt::check_finite({}, {}, {}, {:#x}, {}, stream, \"{}\");",
+                               name(a.buffer), bits->bytes, bits->parts, bits->mask,
+                               info.layout.device.kind == graph::Device::Kind::CUDA, info.name));
+          },
           [&](const AssertScalarLine &a) {
             std::string condition =
                 fmt::format("{} {} {}", expr(a.lhs), graph::compareSpelling(a.cmp), expr(a.rhs));

@@ -684,6 +684,34 @@ void FxGraphPrinter::line(const Line &l) {
               s += ",), kwargs = {}"sv;
             });
           },
+          [&](const AssertFiniteLine &a) {
+            // Inductor's two asserts (no NaN, no infinity) as one:
+            // isfinite is false exactly where either is.
+            unsigned finite = callNode("isfinite", "torch.ops.aten.isfinite.default",
+                                       [&](TextBuffer &s) {
+                                         s += '(';
+                                         appendBuffer(s, a.buffer);
+                                         s += ",), kwargs = {}"sv;
+                                       });
+            auto unary = [&](std::string_view candidate, std::string_view target,
+                             unsigned operand) {
+              return callNode(candidate, target, [&](TextBuffer &s) {
+                s += '(';
+                appendRef(s, operand);
+                s += ",), kwargs = {}"sv;
+              });
+            };
+            unsigned item = unary("item", "torch.ops.aten.item.default",
+                                  unary("all", "torch.ops.aten.all.default", finite));
+            callNode("_assert_scalar", "torch.ops.aten._assert_scalar.default", [&](TextBuffer &s) {
+              s += '(';
+              appendRef(s, item);
+              s += ", "sv;
+              s += pythonStringLiteral(finiteAssertMessage(module.buffer(a.buffer).name));
+              s += ')';
+              s += kNoKwargs;
+            });
+          },
           [&](const AssertSizeStrideLine &a) {
             callNode("_assert_tensor_metadata", "torch.ops.aten._assert_tensor_metadata.default",
                      [&](TextBuffer &s) {

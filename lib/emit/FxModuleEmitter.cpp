@@ -620,6 +620,16 @@ void GraphBuilder::emitLine(const Line &l) {
             }
             symbolNode[b.symbol] = n;
           },
+          [&](const AssertFiniteLine &a) {
+            // As --emit=fx prints it: isfinite, all, item, _assert_scalar.
+            std::string finite = fresh("isfinite"), all = fresh("all"), item = fresh("item");
+            linef("{} = g.call_function(torch.ops.aten.isfinite.default, ({},))", finite,
+                  var(a.buffer));
+            linef("{} = g.call_function(torch.ops.aten.all.default, ({},))", all, finite);
+            linef("{} = g.call_function(torch.ops.aten.item.default, ({},))", item, all);
+            linef("g.call_function(torch.ops.aten._assert_scalar.default, ({}, {}))", item,
+                  pythonStringLiteral(finiteAssertMessage(module.buffer(a.buffer).name)));
+          },
           [&](const AssertScalarLine &a) {
             std::string holds = compareNode("check", a.lhs, a.cmp, a.rhs);
             linef("g.call_function(torch.ops.aten._assert_scalar.default, ({}, {}))", holds,

@@ -559,6 +559,12 @@ void PythonEmitter::body(const Line &l) {
             out += name(z.buffer);
             out += ".zero_()\n"sv;
           },
+          [&](const AssertFiniteLine &a) {
+            // Inductor's nan_asserts, line for line.
+            const std::string &tensor = name(a.buffer);
+            linef("assert not {}.isnan().any().item()", tensor);
+            linef("assert not {}.isinf().any().item()", tensor);
+          },
           [&](const AssertSizeStrideLine &a) {
             beginLine();
             out += "assert_size_stride("sv;

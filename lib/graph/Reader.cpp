@@ -308,7 +308,7 @@ constexpr auto kAssertKeys = keySet("op", "buffer", "size", "stride", "what");
 constexpr auto kGuardEnterKeys = keySet("op", "device");
 constexpr auto kGuardExitKeys = keySet("op");
 constexpr auto kCommentKeys = keySet("op", "text");
-constexpr auto kZeroKeys = keySet("op", "buffer");
+constexpr auto kOneBufferKeys = keySet("op", "buffer"); // zero, assert_finite
 constexpr auto kInputKeys =
     keySet("name", "kind", "dtype", "device", "size", "stride", "offset", "mutated");
 constexpr auto kConstantKeys = keySet("name", "dtype", "device", "size", "stride", "offset");
@@ -2733,25 +2733,30 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
     return readBindSymbol(value, pointer, node);
   if (is("assert_scalar"))
     return readAssertScalar(value, pointer, node);
-  if (is("zero")) {
+  // Nodes of one tensor: zero and assert_finite.
+  auto readOneBuffer = [&]<typename T>(const char *what) {
     std::optional<Json> fields[2];
-    if (!expectObject(value, pointer, kZeroKeys, "a zero node", fields))
+    if (!expectObject(value, pointer, kOneBufferKeys, what, fields))
       return false;
-    std::optional<Json> buffer = required(fields[1], pointer, "buffer", "a zero node");
+    std::optional<Json> buffer = required(fields[1], pointer, "buffer", what);
     if (!buffer)
       return false;
-    ZeroNode &zero = node.body.emplace<ZeroNode>();
-    auto b = getTensorName(*buffer, pointer + "/buffer", zero.bufferId);
+    T &one = node.body.emplace<T>();
+    auto b = getTensorName(*buffer, pointer + "/buffer", one.bufferId);
     if (!b)
       return false;
-    zero.buffer = *b;
+    one.buffer = *b;
     return true;
-  }
+  };
+  if (is("zero"))
+    return readOneBuffer.operator()<ZeroNode>("a zero node");
+  if (is("assert_finite"))
+    return readOneBuffer.operator()<AssertFiniteNode>("an assert_finite node");
   error(pointer + "/op",
              fmt::format("unknown node op '{}'; expected kernel_call, extern_out, extern_alloc, "
                          "fallback, multi_output, assert_size_stride, device_guard_enter, "
                          "device_guard_exit, comment, cond, while_loop, invoke_subgraph, "
-                         "bind_symbol, assert_scalar or zero",
+                         "bind_symbol, assert_scalar, zero or assert_finite",
                          printable(kind)));
   return false;
 }
@@ -3875,6 +3880,9 @@ void Reader::checkGraph(Graph &graph) {
         const AssertSizeStrideNode &as = *boxed;
         if (!rejectTuple(as.buffer, as.bufferId, p + "/buffer"))
           use(as.buffer, as.bufferId, p + "/buffer");
+      } else if (const auto *finite = std::get_if<AssertFiniteNode>(&node.body)) {
+        if (!rejectTuple(finite->buffer, finite->bufferId, p + "/buffer"))
+          use(finite->buffer, finite->bufferId, p + "/buffer");
       } else if (const auto *zero = std::get_if<ZeroNode>(&node.body)) {
         // The whole storage of a buffer of its own: the C++ wrapper clears
         // the bytes the layout spans, which for a view or an input would

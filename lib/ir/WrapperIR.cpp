@@ -57,6 +57,10 @@ std::vector<std::pair<BufferId, BufferId>> functionBufferRanges(const Module &mo
   return ranges;
 }
 
+std::string finiteAssertMessage(std::string_view tensor) {
+  return std::string(tensor) + " holds a NaN or an infinity";
+}
+
 std::string AssertScalarLine::what() const {
   if (!message.empty())
     return message;
@@ -92,6 +96,7 @@ std::string_view lineKindName(const Line &line) {
           [](const PoolFreeLine &) { return "pool.free"; },
           [](const AssertScalarLine &) { return "assert_scalar"; },
           [](const ZeroLine &) { return "zero"; },
+          [](const AssertFiniteLine &) { return "assert_finite"; },
       },
       line);
 }

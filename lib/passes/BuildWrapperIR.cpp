@@ -688,6 +688,11 @@ void FunctionBuilder::buildNode(graph::Node &node) {
             ensureDefined(b);
             emit(ZeroLine{b});
           },
+          [&](graph::AssertFiniteNode &a) {
+            BufferId b = id(a.buffer, a.bufferId);
+            ensureDefined(b);
+            emit(AssertFiniteLine{b});
+          },
           [&](graph::DeviceGuardEnterNode &g) { emit(DeviceGuardEnterLine{g.index}); },
           [&](graph::DeviceGuardExitNode &) { emit(DeviceGuardExitLine{}); },
           [&](graph::CommentNode &c) {

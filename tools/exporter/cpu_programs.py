@@ -123,3 +123,15 @@ def cpu_bf16_masks():
         mask = x > 0
         return mask, torch.where(mask, x, y).to(torch.bfloat16), (x * y).sum(1)
     return fn, (randn(8, 12), randn(8, 12))
+
+
+@program("cpu_nan_asserts")
+def cpu_nan_asserts():
+    # Inductor's nan_asserts: every tensor input and every kernel's tensors
+    # checked for NaN and Inf, an extern call between the kernels.
+    import torch._inductor.config as config
+    config.nan_asserts = True
+
+    def fn(x, w):
+        return ((x.exp() + 1).log() @ w).tanh() * 2
+    return fn, (randn(16, 16), randn(16, 8))

@@ -434,13 +434,21 @@ struct ZeroNode {
   uint32_t bufferId = kNoTensor; ///< \c buffer resolved
 };
 
+/// Fails at run time if a tensor holds a NaN or an infinity (Inductor's
+/// `nan_asserts`, after each kernel and on every tensor input).
+struct AssertFiniteNode {
+  std::string buffer;
+  uint32_t bufferId = kNoTensor; ///< \c buffer resolved
+};
+
 // Extern, assert and subgraph-calling nodes are held out of line: a node is as large as
 // its largest kind, and kernel calls and comments are most of a graph.
 using NodeBody = std::variant<KernelCallNode, Boxed<ExternNode>, MultiOutputNode,
                               Boxed<AssertSizeStrideNode>, DeviceGuardEnterNode,
                               DeviceGuardExitNode, CommentNode, Boxed<CondNode>,
                               Boxed<WhileLoopNode>, Boxed<InvokeSubgraphNode>,
-                              Boxed<BindSymbolNode>, Boxed<AssertScalarNode>, ZeroNode>;
+                              Boxed<BindSymbolNode>, Boxed<AssertScalarNode>, ZeroNode,
+                              AssertFiniteNode>;
 
 struct Node {
   NodeBody body;

@@ -341,6 +341,14 @@ struct ZeroLine {
   BufferId buffer;
 };
 
+/// Fails at run time if a tensor holds a NaN or an infinity.
+struct AssertFiniteLine {
+  BufferId buffer;
+};
+/// The message of a failed AssertFiniteLine on \p tensor, where a target
+/// raises one error for both cases (FX's `_assert_scalar`).
+std::string finiteAssertMessage(std::string_view tensor);
+
 struct DeviceGuardEnterLine {
   int device = 0;
 };
@@ -397,7 +405,8 @@ using Line = std::variant<AllocateLine, FreeLine, ReuseLine, CommentLine, Kernel
                           SymbolBindingLine, DeviceGuardEnterLine, DeviceGuardExitLine,
                           SubgraphEnterLine, SubgraphExitLine, CondLine, WhileLoopLine,
                           InvokeSubgraphLine, OutputLine, PoolAllocateLine,
-                          AllocateFromPoolLine, PoolFreeLine, AssertScalarLine, ZeroLine>;
+                          AllocateFromPoolLine, PoolFreeLine, AssertScalarLine, ZeroLine,
+                          AssertFiniteLine>;
 
 /// Helper for std::visit over an overload set of lambdas.
 template <class... Ts> struct Overloaded : Ts... {
@@ -443,6 +452,7 @@ template <typename Fn> void forEachUse(const Line &line, Fn &&fn) {
                  [&](const ReinterpretViewLine &l) { fn(l.base); },
                  [&](const AssertSizeStrideLine &l) { fn(l.buffer); },
                  [&](const ZeroLine &l) { fn(l.buffer); },
+                 [&](const AssertFiniteLine &l) { fn(l.buffer); },
                  [&](const SymbolBindingLine &l) {
                    if (l.source != SymbolBindingLine::Source::Input &&
                        l.source != SymbolBindingLine::Source::Expr)

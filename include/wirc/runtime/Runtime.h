@@ -270,6 +270,46 @@ template <typename T> int64_t read_scalar(CUdeviceptr at, CUstream stream, const
   return static_cast<int64_t>(value);
 }
 
+/// Throws naming \p what if an element of \p t is a NaN or an infinity
+/// (Inductor's nan_asserts). An element is \p parts floating-point numbers
+/// of \p part_bytes (2, 4 or 8) each, a complex one two; a number is not
+/// finite when all of \p mask's bits (its exponent's, or e4m3fn's NaN
+/// pattern) are set. A CUDA tensor's storage is copied to the host after
+/// \p stream is done; a CPU tensor (\p on_device false) is read in place.
+inline void check_finite(const Tensor &t, int part_bytes, int parts, uint64_t mask,
+                         bool on_device, CUstream stream, const char *what) {
+  const int64_t itemsize = int64_t(part_bytes) * parts;
+  const int64_t bytes = storage_bytes(t.rank, t.sizes, t.strides, itemsize);
+  if (bytes <= 0)
+    return;
+  std::unique_ptr<unsigned char[]> copy;
+  const unsigned char *base = reinterpret_cast<const unsigned char *>(static_cast<uintptr_t>(t.data));
+  if (on_device) {
+    copy.reset(new unsigned char[static_cast<size_t>(bytes)]);
+    check(cuStreamSynchronize(stream), "cuStreamSynchronize", what);
+    check(cuMemcpyDtoH(copy.get(), t.data, static_cast<size_t>(bytes)), "cuMemcpyDtoH", what);
+    base = copy.get();
+  }
+  // Every element the sizes reach, as an odometer over the dimensions.
+  int64_t index[kMaxRank] = {};
+  while (true) {
+    int64_t offset = 0;
+    for (int d = 0; d < t.rank; ++d)
+      offset += index[d] * t.strides[d];
+    for (int p = 0; p < parts; ++p) {
+      uint64_t bits = 0;
+      std::memcpy(&bits, base + offset * itemsize + p * part_bytes, static_cast<size_t>(part_bytes));
+      if ((bits & mask) == mask)
+        throw Error(std::string(what) + " holds a NaN or an infinity");
+    }
+    int d = t.rank - 1;
+    while (d >= 0 && ++index[d] == t.sizes[d])
+      index[d--] = 0;
+    if (d < 0)
+      return;
+  }
+}
+
 /// An integer output of a graph (a size a forward graph returns for its
 /// backward): a descriptor of rank -1 whose sizes[0] holds the value.
 inline Tensor int_output(int64_t value) {

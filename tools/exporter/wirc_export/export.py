@@ -840,6 +840,20 @@ class _GraphConverter:
             entry["what"] = call.args[3].value
         self.nodes.append(entry)
 
+    def finite_assert(self, name: str, check: str) -> None:
+        """Inductor's nan_asserts write two lines a tensor, `isnan` then
+        `isinf`: one assert_finite node stands for both."""
+        last = self.nodes[-1] if self.nodes else {}
+        if check == "inf":
+            if last != {"op": "assert_finite", "buffer": name}:
+                raise ExportError(f"an isinf assert on {name} without the isnan assert "
+                                  "before it")
+            return
+        if not self.is_tensor(name):
+            raise ExportError(f"a NaN assert on {name}, which is not a tensor")
+        self.note_buffer(name)
+        self.nodes.append({"op": "assert_finite", "buffer": name})
+
     def sympy_locals(self) -> dict:
         names = {name: sympy.Symbol(name, integer=True, positive=True) for name in self.symbols}
         return {"max": sympy.Max, "min": sympy.Min, **names}
@@ -1004,6 +1018,12 @@ class _GraphConverter:
         self.assert_message = len(self.nodes) - 1
 
     def convert(self) -> dict:
+        if inductor_config.nan_asserts:
+            # Inductor checks every tensor input in the wrapper's prefix,
+            # which has no lines: one node each, before the first line.
+            for name, value in self.graph.graph_inputs.items():
+                if not isinstance(value, sympy.Expr):
+                    self.nodes.append({"op": "assert_finite", "buffer": name})
         for line in self.wrapper.lines:
             self.line(line)
         self.flush_binds()
@@ -1111,6 +1131,9 @@ class _GraphConverter:
                 pass
             elif self.device_copy(stripped):
                 pass
+            elif m := re.fullmatch(r"assert not ([A-Za-z_]\w*)\.is(nan|inf)\(\)\.any\(\)\.item\(\)",
+                                   stripped):
+                self.finite_assert(m.group(1), m.group(2))
             elif (m := re.fullmatch(r"([A-Za-z_]\w*)\.zero_\(\)", stripped)) \
                     and m.group(1) in self.workspaces:
                 # A workspace kernels expect zeroed (WorkspaceZeroMode).
