@@ -128,10 +128,12 @@ def cpu_bf16_masks():
 @program("cpu_nan_asserts")
 def cpu_nan_asserts():
     # Inductor's nan_asserts: every tensor input and every kernel's tensors
-    # checked for NaN and Inf, an extern call between the kernels.
+    # checked for NaN and Inf, an extern call between the kernels, a torch.cond.
     import torch._inductor.config as config
     config.nan_asserts = True
 
     def fn(x, w):
-        return ((x.exp() + 1).log() @ w).tanh() * 2
+        y = (x.exp() + 1).log() @ w
+        # A subgraph's inputs are checked too.
+        return torch.cond(y.sum() > 0, lambda t: t.tanh() * 2, lambda t: t - 1, (y,))
     return fn, (randn(16, 16), randn(16, 8))

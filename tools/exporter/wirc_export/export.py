@@ -1017,13 +1017,17 @@ class _GraphConverter:
                            "rhs": self.expr(sides[1]), "message": condition})
         self.assert_message = len(self.nodes) - 1
 
-    def convert(self) -> dict:
+    def input_finite_asserts(self) -> None:
+        """With nan_asserts, Inductor checks every tensor input (a
+        subgraph's too) in the wrapper's prefix, which has no lines: one
+        assert_finite node each, before the first line's."""
         if inductor_config.nan_asserts:
-            # Inductor checks every tensor input in the wrapper's prefix,
-            # which has no lines: one node each, before the first line.
             for name, value in self.graph.graph_inputs.items():
                 if not isinstance(value, sympy.Expr):
                     self.nodes.append({"op": "assert_finite", "buffer": name})
+
+    def convert(self) -> dict:
+        self.input_finite_asserts()
         for line in self.wrapper.lines:
             self.line(line)
         self.flush_binds()
@@ -1463,6 +1467,7 @@ class _ExportingSubgraphCodegen(_MarksControlFlow, W.SubgraphPythonWrapperCodege
         if exporter is not None:
             converter = _GraphConverter(self, self.subgraph_name, exporter.artifacts,
                                         exporter.subgraphs, exporter.kernel_defs)
+            converter.input_finite_asserts()
             for line in self.lines:
                 converter.line(line)
             fields = converter.graph_fields()
