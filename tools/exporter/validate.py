@@ -117,6 +117,27 @@ def _allocator_trace():
                        for f in e.get("frames", [])[:8]]} for e in events]
 
 
+def nan_probe(compiled, inputs, synchronize) -> str:
+    """Under nan_asserts, the wrapper's checks must stop a call whose first
+    floating-point input holds a NaN: "raised ERROR" or "not raised"."""
+    import copy
+    import torch
+    probe = copy.deepcopy(inputs)
+    for t in flatten(probe):
+        if isinstance(t, torch.Tensor) and t.is_floating_point() and t.numel():
+            with torch.no_grad():
+                t.view(-1)[0] = float("nan")
+            break
+    else:
+        return "not raised: no floating-point input to put a NaN in"
+    try:
+        compiled(*probe)
+        synchronize()
+    except Exception as e:  # noqa: BLE001 - the error is what is looked for
+        return f"raised {type(e).__name__}"
+    return "not raised"
+
+
 def run_one(name, mode, wirc, out_dir, wirc_lib=None, program_set="corpus",
             memory_history=False):
     """Runs in a child process; prints one JSON line.
@@ -189,6 +210,9 @@ def run_one(name, mode, wirc, out_dir, wirc_lib=None, program_set="corpus",
             synchronize()
             if gpu:
                 result["peak_bytes"] = torch.cuda.max_memory_allocated() - base
+            from torch._inductor import config as inductor_config
+            if inductor_config.nan_asserts:
+                result["nan_probe"] = nan_probe(compiled, inputs, synchronize)
             if memory_history and gpu:
                 with open(os.path.join(out_dir, f"memory-{name}-{mode}.json"), "w") as f:
                     json.dump({"base": base, "events": _allocator_trace()}, f, indent=0)
@@ -205,6 +229,8 @@ def run_one(name, mode, wirc, out_dir, wirc_lib=None, program_set="corpus",
         # which draws the same ones from the same seed, not with eager.
         error = (None if entry.get("rng") else compare(expected, actual)) or \
             compare(eager_inputs, first_inputs)
+        if not error and result.get("nan_probe", "raised").startswith("not raised"):
+            error = "a NaN in an input did not stop the wrapper (nan_asserts)"
         if error:
             result["error"] = error
         else:
