@@ -137,3 +137,95 @@ def cpu_nan_asserts():
         # A subgraph's inputs are checked too.
         return torch.cond(y.sum() > 0, lambda t: t.tanh() * 2, lambda t: t - 1, (y,))
     return fn, (randn(16, 16), randn(16, 8))
+
+
+# Programs written after the first thirteen passed, and run before anything
+# was changed for them.
+
+@program("cpu_conv_pool")
+def cpu_conv_pool():
+    # A 2-D convolution (extern), max pooling with indices, adaptive average
+    # pooling and a linear head.
+    model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 4)).eval()
+    return model, (randn(2, 3, 16, 16),)
+
+
+@program("cpu_embedding_scatter")
+def cpu_embedding_scatter():
+    # An embedding lookup, then scatter_add and index_put fallbacks.
+    table = torch.randn(50, 16)
+
+    def fn(idx, src):
+        emb = F.embedding(idx, table)
+        out = torch.zeros(10, 16).scatter_add(0, (idx % 10).unsqueeze(1).expand(-1, 16), emb)
+        out[idx[:3] % 10] = src
+        return out, emb.sum(1)
+    return fn, (torch.randint(0, 50, (12,)), randn(3, 16))
+
+
+@program("cpu_while_loop")
+def cpu_while_loop():
+    # torch.while_loop carrying a counter and a tensor.
+    def fn(x):
+        def cond(i, t):
+            return i < 4
+
+        def body(i, t):
+            return i + 1, t * 0.5 + t.sin()
+        return torch._higher_order_ops.while_loop(cond, body, (torch.tensor(0), x))
+    return fn, (randn(6, 5),)
+
+
+@program("cpu_masked_select", data_dependent=True)
+def cpu_masked_select():
+    # A data-dependent size: boolean masking, then a reduction over it.
+    def fn(x):
+        picked = x[x > 0]
+        return picked * 2, picked.sum()
+    return fn, (randn(40),)
+
+
+@program("cpu_int_ops")
+def cpu_int_ops():
+    # Integer and bool tensors: floor division, remainder, bitwise ops, a
+    # comparison and a cast.
+    def fn(a, b):
+        q = torch.div(a, b.clamp(min=1), rounding_mode="floor")
+        return q, a % 7, (a & b) | (a ^ 3), (a > b).to(torch.int32).sum()
+    return fn, (torch.randint(-50, 50, (8, 9)), torch.randint(0, 20, (8, 9)))
+
+
+@program("cpu_dynamic_views", dynamic=True)
+def cpu_dynamic_views():
+    # Views of a dynamic input: a transpose, a slice with a step, a reshape
+    # and a cat.
+    def fn(x):
+        t = x.t()[:, ::2]
+        return torch.cat([t, t * 2], dim=1).reshape(-1), x.narrow(0, 1, x.shape[0] - 2).sum(0)
+    return fn, (randn(11, 6),)
+
+
+@program("cpu_sort_gather")
+def cpu_sort_gather():
+    # sort (a multi-output fallback), gather with its indices, and a cumulative
+    # product.
+    def fn(x):
+        values, order = x.sort(dim=1, descending=True)
+        return values.cumprod(1), torch.gather(x, 1, order[:, :3]), order
+    return fn, (randn(5, 9),)
+
+
+@program("cpu_gru_step", training=True)
+def cpu_gru_step():
+    # A GRU cell unrolled over three steps, forward and backward.
+    cell = nn.GRUCell(6, 8)
+
+    def fn(xs, h):
+        cell.zero_grad(set_to_none=True)
+        for x in xs.unbind(0):
+            h = cell(x, h)
+        loss = h.pow(2).mean()
+        loss.backward()
+        return loss.detach(), cell.weight_ih.grad.clone()
+    return fn, (randn(3, 4, 6), randn(4, 8))

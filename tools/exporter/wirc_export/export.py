@@ -276,19 +276,7 @@ def _static_grid(kernel: str, inductor_meta: dict, cfg: Any) -> list:
     return dims
 
 
-def _tensor_names(value: Any) -> set:
-    """The tensor names a graph node (or part of one) refers to."""
-    names = set()
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if key in ("buffer", "base", "result", "source") and isinstance(item, str):
-                names.add(item)
-            else:
-                names |= _tensor_names(item)
-    elif isinstance(value, list):
-        for item in value:
-            names |= _tensor_names(item)
-    return names
+_tensor_names = lines.tensor_names
 
 
 class _GraphConverter:
@@ -1091,8 +1079,7 @@ class _GraphConverter:
     def line(self, line: Any) -> None:
         # What the nodes made since the last line use is no longer fresh.
         if self.fresh:
-            for node in self.nodes[self.checked_nodes:]:
-                self.fresh.difference_update(_tensor_names(node))
+            self.unfresh(self.nodes[self.checked_nodes:])
         self.checked_nodes = len(self.nodes)
         # Inductor's own text for a torch.cond or torch.while_loop lies
         # between the markers; the exported node stands for all of it.
@@ -1209,12 +1196,15 @@ class _GraphConverter:
         else:
             raise ExportError(f"wrapper line {kind} is not supported by the exporter")
 
+    def unfresh(self, nodes: list) -> None:
+        """What `nodes` use is no longer fresh (lines.drop_used)."""
+        lines.drop_used(self.fresh, nodes, self.buffers)
+
     def allocate_unwritten(self, outputs: list) -> None:
         """An output buffer Inductor allocates and no node writes (a tensor
         with a dimension of size 0, which no kernel launch touches) is made
         by aten.empty_strided, with its layout, where the graph ends."""
-        for node in self.nodes[self.checked_nodes:]:
-            self.fresh.difference_update(_tensor_names(node))
+        self.unfresh(self.nodes[self.checked_nodes:])
         self.checked_nodes = len(self.nodes)
         for name in sorted(_tensor_names(outputs) & self.fresh):
             entry = self.buffers.get(name)

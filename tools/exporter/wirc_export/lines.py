@@ -1,7 +1,8 @@
-"""What the exporter works out from wrapper lines without torch: in-place
-reuses waiting for their kernel, launch grids that are constants, the
-parts of a copy between devices, how a graph's symbolic inputs are
-spelled, and sizes that round a fraction (sympy, where it is installed).
+"""What the exporter works out from wrapper lines without torch: the tensors
+a node uses, in-place reuses waiting for their kernel, launch grids that
+are constants, the parts of a copy between devices, how a graph's symbolic
+inputs are spelled, and sizes that round a fraction (sympy, where it is
+installed).
 
 Kept apart from export.py, which needs torch, so that it is tested on
 machines without it (test/lit/exporter).
@@ -11,6 +12,33 @@ from __future__ import annotations
 
 import ast
 from typing import Collection, Optional
+
+
+def tensor_names(value) -> set:
+    """The tensor names a graph node (or part of one) refers to."""
+    names = set()
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in ("buffer", "base", "result", "source") and isinstance(item, str):
+                names.add(item)
+            else:
+                names |= tensor_names(item)
+    elif isinstance(value, list):
+        for item in value:
+            names |= tensor_names(item)
+    return names
+
+
+def drop_used(fresh: set, nodes: list, buffers: dict) -> None:
+    """Removes from `fresh` (buffers the wrapper allocated that nothing has
+    written yet) each tensor `nodes` refer to, and the base of each named
+    view among them (`buffers`' entries with `view_of`): a cat's inputs are
+    views of its output, which kernels write through the views alone."""
+    for name in tensor_names(nodes):
+        fresh.discard(name)
+        base = buffers.get(name, {}).get("view_of")
+        if base is not None:
+            fresh.discard(base)
 
 
 class InPlaceReuses:

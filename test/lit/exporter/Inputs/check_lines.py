@@ -99,3 +99,19 @@ check("float expression input",
       lines.symbolic_input("x", Expr("zf0/2", is_integer=False)), None)
 check("undecided expression input",
       lines.symbolic_input("x", Expr("a + b", is_integer=None)), None)
+
+# Buffers allocated and not yet written: a node's tensors are written, and a
+# named view's base with them (a dynamic cat's output, which its kernel
+# writes through two views only: without the base, the exporter would make
+# the output again at the end of the graph).
+fresh = {"buf2", "buf3", "buf5"}
+buffers = {"buf0": {"name": "buf0", "view_of": "buf2"}, "buf1": {"name": "buf1", "view_of": "buf2"},
+           "buf2": {"name": "buf2"}, "buf3": {"name": "buf3"}, "buf5": {"name": "buf5"}}
+lines.drop_used(fresh, [{"op": "kernel_call", "args": [
+    {"role": "output", "name": "out_ptr0", "buffer": "buf0"},
+    {"role": "output", "name": "out_ptr1", "buffer": "buf1"},
+    {"role": "output", "name": "out_ptr2", "buffer": "buf3"}]}], buffers)
+check("fresh after a cat's kernel", sorted(fresh), ["buf5"])
+check("tensor names", sorted(lines.tensor_names(
+    [{"op": "extern_out", "args": [{"view": {"base": "arg0_1"}}], "out": {"buffer": "buf4"}}])),
+      ["arg0_1", "buf4"])
