@@ -229,3 +229,86 @@ def cpu_gru_step():
         loss.backward()
         return loss.detach(), cell.weight_ih.grad.clone()
     return fn, (randn(3, 4, 6), randn(4, 8))
+
+
+@program("cpu_batchnorm_train", training=True)
+def cpu_batchnorm_train():
+    # Batch norm in training mode: its running statistics (module buffers)
+    # updated in place, a group norm after it, forward and backward.
+    model = nn.Sequential(nn.Conv2d(4, 8, 1), nn.BatchNorm2d(8), nn.GroupNorm(2, 8), nn.SiLU())
+
+    def fn(x):
+        # The eager and compiled runs update the same running statistics:
+        # each starts them afresh.
+        model.zero_grad(set_to_none=True)
+        model[1].reset_running_stats()
+        out = model(x)
+        out.sum().backward()
+        return out.detach(), model[1].running_mean.clone(), model[0].weight.grad.clone()
+    return fn, (randn(2, 4, 5, 5),)
+
+
+@program("cpu_slice_mutation")
+def cpu_slice_mutation():
+    # In-place updates of slices of an input, then a read of the whole.
+    def fn(x, y):
+        x[:, 2:5].mul_(2)
+        x[1].add_(y)
+        return x.sum(0), x[:, ::3] * 1
+    return fn, (randn(4, 9), randn(9))
+
+
+@program("cpu_split_unbind")
+def cpu_split_unbind():
+    # Outputs that are views: split, chunk and unbind of one tensor.
+    def fn(x):
+        a, b = x.split([3, 5], dim=1)
+        c = x.chunk(2, dim=0)
+        rows = (x * 2).unbind(0)
+        return a, b.t(), c[1], rows[0] + rows[-1]
+    return fn, (randn(6, 8),)
+
+
+@program("cpu_reductions")
+def cpu_reductions():
+    # var_mean, logsumexp, amax with keepdim, prod and any/all.
+    def fn(x):
+        var, mean = torch.var_mean(x, dim=1, correction=1)
+        return (var, mean, torch.logsumexp(x, 0), x.amax(1, keepdim=True), (x.abs() + 0.5).prod(1),
+                (x > 1).any(1), (x > -3).all())
+    return fn, (randn(7, 10),)
+
+
+@program("cpu_pad_flip_roll")
+def cpu_pad_flip_roll():
+    # Copies with new layouts: constant and reflection padding, flip, roll.
+    def fn(x):
+        return (F.pad(x, (1, 2, 0, 1), value=0.5), F.pad(x.unsqueeze(0), (2, 2), mode="reflect"),
+                x.flip(1), x.roll(3, 0))
+    return fn, (randn(6, 7),)
+
+
+@program("cpu_nonzero_index", data_dependent=True)
+def cpu_nonzero_index():
+    # nonzero (an unbacked size), then index_select with its result.
+    def fn(x, w):
+        idx = (x.sum(1) > 0).nonzero().squeeze(1)
+        return w.index_select(0, idx) * 2, idx
+    return fn, (randn(12, 4), randn(12, 3))
+
+
+@program("cpu_attention_dynamic", dynamic=True)
+def cpu_attention_dynamic():
+    # Scaled dot-product attention with a dynamic sequence length.
+    def fn(q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True).sum(-1)
+    return fn, (randn(2, 3, 9, 8), randn(2, 3, 9, 8), randn(2, 3, 9, 8))
+
+
+@program("cpu_float16")
+def cpu_float16():
+    # float16 on the CPU: kernels with 'at::Half*' parameters and an upcast.
+    def fn(x, y):
+        h = (x.half() * y.half()).relu()
+        return h, h.float().mean(1)
+    return fn, (randn(8, 16), randn(8, 16))
