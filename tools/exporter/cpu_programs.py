@@ -312,3 +312,76 @@ def cpu_float16():
         h = (x.half() * y.half()).relu()
         return h, h.float().mean(1)
     return fn, (randn(8, 16), randn(8, 16))
+
+
+@program("cpu_graph_break")
+def cpu_graph_break():
+    # Two graphs around a graph break, the second taking the first's output.
+    def fn(x):
+        y = (x * 3).sin()
+        torch._dynamo.graph_break()
+        return y.cos() + x
+    return fn, (randn(5, 6),)
+
+
+@program("cpu_view_mutation_chain")
+def cpu_view_mutation_chain():
+    # An input mutated through a transposed view of a reshaped view.
+    def fn(x):
+        x.view(3, 4, 2).transpose(0, 2).mul_(3)
+        return x + 1
+    return fn, (randn(12, 2),)
+
+
+@program("cpu_empty_outputs")
+def cpu_empty_outputs():
+    # Outputs with a dimension of size 0 and an expanded (stride 0) output.
+    def fn(x):
+        return x[:, :0] * 2, x.sum(1, keepdim=True).expand(-1, 5), torch.empty(0, 3) + 1
+    return fn, (randn(4, 6),)
+
+
+@program("cpu_nested_cond_dynamic", dynamic=True)
+def cpu_nested_cond_dynamic():
+    # torch.cond inside a torch.cond branch, under dynamic shapes.
+    def inner(t):
+        return torch.cond(t.shape[0] > 4, lambda u: u * 2, lambda u: u - 2, (t,))
+
+    def fn(x):
+        return torch.cond(x.sum() > 0, lambda t: inner(t).sin(), lambda t: t.cos(), (x,))
+    return fn, (randn(7, 3),)
+
+
+@program("cpu_small_ints")
+def cpu_small_ints():
+    # uint8 and int8 inputs, a clamp, argmin and a cast to float.
+    def fn(a, b):
+        s = a.to(torch.int16) + b
+        return s.clamp(-20, 200), s.argmin(1), (s.float() / 3).round()
+    return fn, (torch.randint(0, 255, (6, 7), dtype=torch.uint8),
+                torch.randint(-100, 100, (6, 7), dtype=torch.int8))
+
+
+@program("cpu_scalar_tensor")
+def cpu_scalar_tensor():
+    # A 0-d tensor input used as a scalar, and a Python float.
+    def fn(x, scale):
+        return x * scale + 0.25, (x - scale).abs().max()
+    return fn, (randn(4, 4), torch.tensor(1.5))
+
+
+@program("cpu_index_put_dynamic", dynamic=True)
+def cpu_index_put_dynamic():
+    # index_put with accumulate into a dynamic-size tensor.
+    def fn(x, idx, v):
+        out = x.clone()
+        out.index_put_((idx,), v, accumulate=True)
+        return out, out.cumsum(0)
+    return fn, (randn(10, 3), torch.tensor([1, 3, 3, 7]), randn(4, 3))
+
+
+@program("cpu_layer_stack")
+def cpu_layer_stack():
+    # A small transformer encoder layer (attention, layer norm, MLP) in eval mode.
+    layer = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, batch_first=True).eval()
+    return layer, (randn(2, 5, 16),)

@@ -354,7 +354,10 @@ class _GraphConverter:
             raise ExportError("a boolean where a size was expected")
         if isinstance(e, int):
             return e
-        e = sympy.sympify(e)
+        # Text (a C++ kernel's size argument) parses into the environment's
+        # own symbols, whose hints and assumptions a fresh Symbol lacks.
+        e = sympy.sympify(e, locals=self.shape_symbols()) if isinstance(e, str) else \
+            sympy.sympify(e)
         if e.is_Integer:
             return int(e)
         e = lines.integer_form(e, FloorDiv)
@@ -367,6 +370,11 @@ class _GraphConverter:
         for sym in sorted(e.free_symbols, key=str):
             self.symbol(sym)
         return str(e)
+
+    def shape_symbols(self) -> dict:
+        """The shape environment's symbols (backed and unbacked) by name."""
+        env = self.graph.sizevars.shape_env
+        return {str(sym): sym for sym in (*env.var_to_val, *env.var_to_range)}
 
     def layout_fields(self, layout: ir.Layout) -> dict:
         return {
