@@ -3782,6 +3782,24 @@ void Reader::checkGraph(Graph &graph) {
               return true;
           return false;
         };
+        // A C++ kernel runs its loops in order, so it may read what an
+        // earlier loop of the same call wrote: a cat's output, written
+        // through views of it and then reduced. Such an input is defined by
+        // the call (its storage is an output's).
+        auto writtenByCall = [&](const KernelArg &in) {
+          if (kernel->language != KernelLanguage::Cpp)
+            return false;
+          const TensorInfo *info = resolveTensor(in.buffer, in.bufferId);
+          if (!info)
+            return false;
+          const uint32_t storage = baseId[idOf(info)];
+          return std::any_of(call->args.begin(), call->args.end(), [&](const KernelArg &out) {
+            if (out.role != ArgRole::Output && out.role != ArgRole::InOut)
+              return false;
+            const TensorInfo *written = resolveTensor(out.buffer, out.bufferId);
+            return written && baseId[idOf(written)] == storage;
+          });
+        };
         for (size_t i = 0; i < call->args.size(); ++i) {
           const KernelArg &arg = call->args[i];
           Ptr ap = child(argTable, i);
@@ -3790,7 +3808,7 @@ void Reader::checkGraph(Graph &graph) {
           if (arg.role != ArgRole::Size && arg.role != ArgRole::Scalar &&
               rejectTuple(arg.buffer, arg.bufferId, ap + (arg.view ? "/view/base" : "/buffer")))
             continue;
-          if (arg.role == ArgRole::Input)
+          if (arg.role == ArgRole::Input && !writtenByCall(arg))
             use(arg.buffer, arg.bufferId, ap + (arg.view ? "/view/base" : "/buffer"));
           // Inductor hands a fused kernel an in_out buffer it allocated just
           // before, which the kernel fills and then updates in place: an

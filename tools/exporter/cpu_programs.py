@@ -385,3 +385,97 @@ def cpu_layer_stack():
     # A small transformer encoder layer (attention, layer norm, MLP) in eval mode.
     layer = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, batch_first=True).eval()
     return layer, (randn(2, 5, 16),)
+
+
+@program("cpu_training_dynamic", dynamic=True, training=True)
+def cpu_training_dynamic():
+    # Forward and backward under dynamic shapes: an MLP with a tanh.
+    model = nn.Sequential(nn.Linear(6, 12), nn.Tanh(), nn.Linear(12, 1))
+
+    def fn(x):
+        model.zero_grad(set_to_none=True)
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        return loss.detach(), model[0].weight.grad.clone()
+    return fn, (randn(9, 6),)
+
+
+@program("cpu_custom_op")
+def cpu_custom_op():
+    # A custom operator (a fallback by its qualified name) between kernels.
+    @torch.library.custom_op("wirc_cpu::scale_add", mutates_args=())
+    def scale_add(x: torch.Tensor, s: float) -> torch.Tensor:
+        return x * s + 1
+
+    @scale_add.register_fake
+    def _(x, s):
+        return torch.empty_like(x)
+
+    def fn(x):
+        return scale_add(x.sin(), 3.0).cos()
+    return fn, (randn(5, 5),)
+
+
+@program("cpu_nested_region")
+def cpu_nested_region():
+    # A nested compile region called twice (invoke_subgraph).
+    @torch.compiler.nested_compile_region
+    def block(t):
+        return (t * 2).relu() + 1
+
+    def fn(x):
+        return block(block(x).t().contiguous())
+    return fn, (randn(4, 6),)
+
+
+@program("cpu_complex")
+def cpu_complex():
+    # Complex tensors: a product with a complex constant and the real view.
+    def fn(x):
+        z = torch.view_as_complex(x) * (1 + 2j)
+        return torch.view_as_real(z) + 1, z.abs()
+    return fn, (randn(6, 2),)
+
+
+@program("cpu_cat_dynamic", dynamic=True)
+def cpu_cat_dynamic():
+    # A cat of three dynamic inputs along a dynamic dimension, then a softmax.
+    def fn(a, b, c):
+        return torch.softmax(torch.cat([a, b * 2, c], 0), 0)
+    return fn, (randn(3, 4), randn(5, 4), randn(2, 4))
+
+
+@program("cpu_buffer_mutation")
+def cpu_buffer_mutation():
+    # A module that updates one of its buffers in every call.
+    class Counter(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("total", torch.zeros(4))
+
+        def forward(self, x):
+            self.total.zero_()
+            self.total.add_(x.sum(0))
+            return x * self.total
+
+    return Counter(), (randn(3, 4),)
+
+
+@program("cpu_item_bool", data_dependent=True)
+def cpu_item_bool():
+    # A bool read with .item() (an unbacked symbol) that selects a size.
+    def fn(x):
+        n = (x.sum() > 0).to(torch.int64).item()
+        torch._check(n >= 0)
+        torch._check(n <= 1)
+        return x[: n + 2] * 3
+    return fn, (randn(6, 3),)
+
+
+@program("cpu_unfold_im2col")
+def cpu_unfold_im2col():
+    # unfold (im2col) and fold, an extern matmul between them.
+    def fn(x, w):
+        cols = F.unfold(x, kernel_size=2, stride=1)
+        return F.fold(w @ cols, output_size=(6, 6), kernel_size=2), cols.shape[-1] * 1.0
+    return fn, (randn(1, 3, 6, 6), randn(12, 12))
