@@ -210,7 +210,9 @@ std::string Printer::line(const Line &l) const {
                                pythonStringLiteral(a.message));
           },
           [&](const ZeroLine &z) { return fmt::format("zero {}", name(z.buffer)); },
-          [&](const AssertFiniteLine &a) { return fmt::format("assert_finite {}", name(a.buffer)); },
+          [&](const AssertFiniteLine &a) {
+            return fmt::format("assert_finite {}", name(a.buffer));
+          },
           [&](const DeviceGuardEnterLine &d) {
             return fmt::format("device_guard.enter {}", d.device);
           },

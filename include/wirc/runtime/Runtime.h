@@ -283,7 +283,8 @@ inline void check_finite(const Tensor &t, int part_bytes, int parts, uint64_t ma
   if (bytes <= 0)
     return;
   std::unique_ptr<unsigned char[]> copy;
-  const unsigned char *base = reinterpret_cast<const unsigned char *>(static_cast<uintptr_t>(t.data));
+  const unsigned char *base =
+      reinterpret_cast<const unsigned char *>(static_cast<uintptr_t>(t.data));
   if (on_device) {
     copy.reset(new unsigned char[static_cast<size_t>(bytes)]);
     check(cuStreamSynchronize(stream), "cuStreamSynchronize", what);
@@ -298,7 +299,8 @@ inline void check_finite(const Tensor &t, int part_bytes, int parts, uint64_t ma
       offset += index[d] * t.strides[d];
     for (int p = 0; p < parts; ++p) {
       uint64_t bits = 0;
-      std::memcpy(&bits, base + offset * itemsize + p * part_bytes, static_cast<size_t>(part_bytes));
+      std::memcpy(&bits, base + offset * itemsize + p * part_bytes,
+                  static_cast<size_t>(part_bytes));
       if ((bits & mask) == mask)
         throw Error(std::string(what) + " holds a NaN or an infinity");
     }
