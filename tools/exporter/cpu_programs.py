@@ -479,3 +479,29 @@ def cpu_unfold_im2col():
         cols = F.unfold(x, kernel_size=2, stride=1)
         return F.fold(w @ cols, output_size=(6, 6), kernel_size=2), cols.shape[-1] * 1.0
     return fn, (randn(1, 3, 6, 6), randn(12, 12))
+
+
+@program("cpu_where_scalar_dynamic", dynamic=True)
+def cpu_where_scalar_dynamic():
+    # where with a scalar, clamp_min and a mean over a dynamic dimension.
+    def fn(x):
+        return torch.where(x > 0, x, 0.1 * x).clamp_min(-0.5).mean(0), x.shape[0] * x
+    return fn, (randn(13, 4),)
+
+
+@program("cpu_argsort_topk_dynamic", dynamic=True)
+def cpu_argsort_topk_dynamic():
+    # argsort and topk (multi-output fallbacks) over a dynamic dimension.
+    def fn(x):
+        values, idx = x.topk(2, dim=0)
+        return values, idx, x.argsort(dim=0)
+    return fn, (randn(9, 3),)
+
+
+@program("cpu_bmm_softmax_bf16")
+def cpu_bmm_softmax_bf16():
+    # bfloat16 batched matmuls around a softmax computed in float32.
+    def fn(q, k):
+        s = torch.bmm(q.bfloat16(), k.bfloat16().transpose(1, 2))
+        return torch.softmax(s.float(), -1).bfloat16() @ k.bfloat16()
+    return fn, (randn(2, 4, 8), randn(2, 6, 8))
