@@ -505,3 +505,226 @@ def cpu_bmm_softmax_bf16():
         s = torch.bmm(q.bfloat16(), k.bfloat16().transpose(1, 2))
         return torch.softmax(s.float(), -1).bfloat16() @ k.bfloat16()
     return fn, (randn(2, 4, 8), randn(2, 6, 8))
+
+
+@program("cpu_linalg_fallbacks")
+def cpu_linalg_fallbacks():
+    # LAPACK fallbacks with several outputs (qr, slogdet) and a cholesky
+    # between fused kernels.
+    def fn(a, b):
+        q, r = torch.linalg.qr(a)
+        spd = b @ b.t() + torch.eye(b.shape[0])
+        sign, logdet = torch.linalg.slogdet(spd)
+        return (q @ r).abs().sum(0), torch.linalg.cholesky(spd).tril() * 2, sign * logdet
+    return fn, (randn(6, 4), randn(5, 5))
+
+
+@program("cpu_cross_entropy_train", training=True)
+def cpu_cross_entropy_train():
+    # Cross entropy with label smoothing and integer targets: the backward
+    # graph scatters into the gradient of the log-softmax.
+    model = nn.Linear(12, 7)
+    target = torch.tensor([0, 3, 6, 2, 2, 5])
+
+    def fn(x):
+        model.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(model(x), target, label_smoothing=0.1)
+        loss.backward()
+        return loss.detach(), model.weight.grad.clone()
+    return fn, (randn(6, 12),)
+
+
+@program("cpu_freezing")
+def cpu_freezing():
+    # Inductor's freezing: parameters become constants of the graph, folded
+    # and packed for the C++ backend's matmuls and convolutions.
+    # Inductor freezes only what it compiles with gradients off; each
+    # program runs in a process of its own.
+    import torch._inductor.config as config
+    config.freezing = True
+    torch.set_grad_enabled(False)
+    model = nn.Sequential(nn.Conv2d(3, 6, 3), nn.ReLU(), nn.Flatten(),
+                          nn.Linear(6 * 4 * 4, 5)).eval()
+
+    def fn(x):
+        return model(x).softmax(-1)
+    return fn, (randn(2, 3, 6, 6),)
+
+
+@program("cpu_scan_variants")
+def cpu_scan_variants():
+    # cumprod, logcumsumexp and cummax (values and indices) along two dims.
+    def fn(x):
+        values, idx = x.cummax(dim=0)
+        return x.cumprod(1), x.logcumsumexp(0), values, idx
+    return fn, (randn(7, 5),)
+
+
+@program("cpu_bucketize_search")
+def cpu_bucketize_search():
+    # bucketize and searchsorted against sorted boundaries: integer outputs.
+    def fn(x, boundaries):
+        b = boundaries.sort().values
+        return torch.bucketize(x, b), torch.searchsorted(b, x.flatten().contiguous(), right=True)
+    return fn, (randn(4, 6), randn(9))
+
+
+@program("cpu_unique", data_dependent=True)
+def cpu_unique():
+    # unique: an output whose size only the data decides.
+    def fn(x):
+        values, counts = torch.unique(x.round(), return_counts=True)
+        return values * 2, counts
+    return fn, (randn(20),)
+
+
+@program("cpu_fft_roundtrip")
+def cpu_fft_roundtrip():
+    # rfft and irfft: complex intermediates between real kernels.
+    def fn(x):
+        spectrum = torch.fft.rfft(x * 2, dim=-1)
+        return torch.fft.irfft(spectrum * 0.5, n=x.shape[-1], dim=-1), spectrum.abs()
+    return fn, (randn(3, 16),)
+
+
+@program("cpu_interpolate_grid_sample")
+def cpu_interpolate_grid_sample():
+    # Bilinear upsampling and grid_sample: index arithmetic in the kernels.
+    def fn(x, grid):
+        up = F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False)
+        return F.grid_sample(up, grid.tanh(), align_corners=False), up.mean((2, 3))
+    return fn, (randn(1, 2, 5, 5), randn(1, 4, 4, 2))
+
+
+@program("cpu_channels_last")
+def cpu_channels_last():
+    # A channels-last input and convolution: outputs with permuted strides.
+    conv = nn.Conv2d(4, 8, 3, padding=1).eval()
+
+    def fn(x):
+        y = conv(x)
+        return y.relu(), y.permute(0, 2, 3, 1)[..., :3]
+    return fn, (randn(2, 4, 6, 6).to(memory_format=torch.channels_last),)
+
+
+@program("cpu_aliased_outputs")
+def cpu_aliased_outputs():
+    # The same tensor returned twice, an input returned as is, views of an
+    # input and of a computed tensor among the outputs.
+    def fn(x, y):
+        z = x * y
+        return z, z, y, x[1:], z.t(), z.view(-1)[::2]
+    return fn, (randn(4, 4), randn(4, 4))
+
+
+@program("cpu_duplicate_inputs")
+def cpu_duplicate_inputs():
+    # One tensor passed as two arguments, one of them updated in place.
+    def fn(a, b, c):
+        a.mul_(2)
+        return a + b, c.sin()
+    x = randn(3, 3)
+    return fn, (x, x, randn(3))
+
+
+@program("cpu_strided_inplace_input")
+def cpu_strided_inplace_input():
+    # In-place updates of strided views of an input (every other row, a
+    # column) and of a whole input through copy_.
+    def fn(x, out):
+        x[::2].mul_(3)
+        x[:, 1].add_(1)
+        out.copy_(x.t() * 0.5)
+        return x.sum()
+    return fn, (randn(6, 4), randn(4, 6))
+
+
+@program("cpu_memory_planning")
+def cpu_memory_planning():
+    # Inductor's pooled memory planning on the CPU: intermediates carved from
+    # pools that the wrapper allocates once.
+    import torch._inductor.config as config
+    config.memory_planning = True
+
+    def fn(x, w):
+        h = x
+        for _ in range(4):
+            h = (h @ w).relu() + h.sin()
+        return h.sum(0), h[:2]
+    return fn, (randn(16, 16), randn(16, 16))
+
+
+@program("cpu_memory_planning_dynamic", dynamic=True)
+def cpu_memory_planning_dynamic():
+    # Pooled memory planning where the pools' sizes are expressions of a
+    # dynamic batch.
+    import torch._inductor.config as config
+    config.memory_planning = True
+
+    def fn(x, w):
+        a = (x @ w).tanh()
+        b = (a @ w).relu() * a
+        return (b @ w).softmax(-1), a.mean(0)
+    return fn, (randn(10, 8), randn(8, 8))
+
+
+@program("cpu_profiler_mark")
+def cpu_profiler_mark():
+    # The wrapper's call marked for the profiler (record_function around it).
+    import torch._inductor.config as config
+    config.profiler_mark_wrapper_call = True
+
+    def fn(x, y):
+        return (x @ y).relu() + 1, x.sum()
+    return fn, (randn(5, 6), randn(6, 4))
+
+
+@program("cpu_scalar_kernels")
+def cpu_scalar_kernels():
+    # C++ kernels without vector instructions, and strides kept as Inductor
+    # finds best instead of as eager's.
+    import torch._inductor.config as config
+    config.cpp.vec_isa_ok = False
+    config.keep_output_stride = False
+
+    def fn(x):
+        return x.t().exp() * 2, x.amax(1)
+    return fn, (randn(9, 7),)
+
+
+@program("cpu_quantize_int8")
+def cpu_quantize_int8():
+    # A quantize and dequantize round trip: int8 and uint8 tensors between
+    # float kernels.
+    def fn(x, scale):
+        q = (x / scale).round().clamp(-128, 127).to(torch.int8)
+        u = (q.to(torch.int16) + 128).to(torch.uint8)
+        return q, u, (q.float() * scale - x).abs().max()
+    return fn, (randn(8, 8), torch.tensor(0.05))
+
+
+@program("cpu_bool_any_all")
+def cpu_bool_any_all():
+    # Boolean outputs and any/all reductions.
+    def fn(x, y):
+        m = (x > 0) & (y < 0.5)
+        return m, m.any(1), m.all(0), (x.isnan() | m).sum()
+    return fn, (randn(5, 6), randn(5, 6))
+
+
+@program("cpu_zero_size")
+def cpu_zero_size():
+    # Inputs with a dimension of size zero: empty buffers and kernels with
+    # nothing to do, next to a tensor that is not empty.
+    def fn(x, e):
+        return e * 2, e.sum(0), torch.cat([x, e], 0).mean(0)
+    return fn, (randn(3, 4), randn(0, 4))
+
+
+@program("cpu_scalar_arguments", dynamic=True)
+def cpu_scalar_arguments():
+    # Python numbers as arguments: with dynamic shapes an int becomes a size
+    # symbol the wrapper is passed.
+    def fn(x, n, alpha):
+        return x * n + alpha, x.narrow(0, 0, n)
+    return fn, (randn(7, 3), 4, 0.5)

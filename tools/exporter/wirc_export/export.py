@@ -84,14 +84,6 @@ class NotStandaloneError(ExportError):
     kernels in the standalone C++ wrapper, a C++ CPU kernel in an FX graph."""
 
 
-_PATH = re.compile(r"(/(?:tmp|root|home|var|opt|usr|private)/[^\s'\"]*)")
-
-
-def _strip_paths(text: str) -> str:
-    """Machine paths (Inductor's cache directories) never reach a document."""
-    return _PATH.sub("<path>", text)
-
-
 _DTYPES = {
     torch.bool: "bool", torch.uint8: "uint8", torch.int8: "int8", torch.int16: "int16",
     torch.int32: "int32", torch.int64: "int64", torch.float16: "float16",
@@ -173,7 +165,7 @@ def _cpp_kernel(name: str, body: str) -> dict:
     if not match or len(names) != len(types):
         raise ExportError(f"cpp kernel {name}: cannot match the parameters of its "
                           f"`extern \"C\" void kernel(...)` to its {len(types)} argument types")
-    return {"name": name, "language": "cpp", "source": _strip_paths(source.lstrip("\n")),
+    return {"name": name, "language": "cpp", "source": lines.stable_source(source.lstrip("\n")),
             "signature": [{"name": n, "type": t} for n, t in zip(names, types)]}
 
 
@@ -521,7 +513,7 @@ class _GraphConverter:
             "name": name,
             **({"entry": entry} if entry != name else {}),
             "language": "triton",
-            "source": _strip_paths(source),
+            "source": lines.stable_source(source),
             "signature": signature,
             "grid_type": grid_type,
             **({"cooperative": True}
@@ -833,7 +825,7 @@ class _GraphConverter:
         entry = {"op": "assert_size_stride", "buffer": name,
                  "size": dims(call.args[1]), "stride": dims(call.args[2])}
         if len(call.args) > 3:
-            entry["what"] = call.args[3].value
+            entry["what"] = lines.stable_text(call.args[3].value)
         self.nodes.append(entry)
 
     def finite_assert(self, name: str, check: str) -> None:
@@ -1118,7 +1110,7 @@ class _GraphConverter:
                     message = ast.literal_eval(stripped[len("raise RuntimeError("):-1])
                 except Exception as e:  # noqa: BLE001
                     raise ExportError(f"unexpected assert message: {stripped[:80]!r}") from e
-                self.nodes[self.assert_message]["message"] = str(message)
+                self.nodes[self.assert_message]["message"] = lines.stable_text(str(message))
                 self.assert_message = None
             elif re.fullmatch(r"[A-Za-z_]\w* = None", stripped):
                 pass  # Inductor names what an assert or .item() left: nothing
@@ -1159,7 +1151,7 @@ class _GraphConverter:
             text = text.line if hasattr(text, "line") else str(text)
             text = text.lstrip("#").strip()
             if text:
-                self.nodes.append({"op": "comment", "text": _strip_paths(text)})
+                self.nodes.append({"op": "comment", "text": lines.stable_text(text)})
         elif kind == "EnterDeviceContextManagerLine":
             self.nodes.append({"op": "device_guard_enter", "device": int(line.device_idx)})
         elif kind == "ExitDeviceContextManagerLine":

@@ -115,3 +115,14 @@ check("fresh after a cat's kernel", sorted(fresh), ["buf5"])
 check("tensor names", sorted(lines.tensor_names(
     [{"op": "extern_out", "args": [{"view": {"base": "arg0_1"}}], "out": {"buffer": "buf4"}}])),
       ["arg0_1", "buf4"])
+
+# Text that reaches a document is the same on any machine and in any run:
+# cache paths and object addresses (a size assert's message under freezing
+# names a functools.partial) are replaced; a kernel's hex literals stay.
+check("stable text", lines.stable_text(
+    "partial(<function fn at 0x7fe70afc9300>, Match(...)) from /tmp/torchinductor_u/ab/c.py"),
+    "partial(<function fn at <address>>, Match(...)) from <path>")
+check("stable text twice", lines.stable_text("at 0xAB at 0x1, format 0x1f"),
+      "at <address> at <address>, format 0x1f")
+check("stable source", lines.stable_source("x & 0x7fffffff; // at 0x10 /home/u/k.cpp"),
+      "x & 0x7fffffff; // at 0x10 <path>")
