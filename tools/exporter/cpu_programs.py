@@ -728,3 +728,93 @@ def cpu_scalar_arguments():
     def fn(x, n, alpha):
         return x * n + alpha, x.narrow(0, 0, n)
     return fn, (randn(7, 3), 4, 0.5)
+
+
+@program("cpu_flex_attention")
+def cpu_flex_attention():
+    # flex_attention with a causal block mask: Inductor's C++ template kernel
+    # and the mask's index tensors as extra arguments.
+    from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+
+    def causal(b, h, q, kv):
+        return q >= kv
+    mask = create_block_mask(causal, None, None, 128, 128, device="cpu")
+
+    def fn(q, k, v):
+        return flex_attention(q, k, v, block_mask=mask, score_mod=lambda s, b, h, q, kv: s * 0.5)
+    return fn, (randn(1, 2, 128, 16), randn(1, 2, 128, 16), randn(1, 2, 128, 16))
+
+
+@program("cpu_lstm")
+def cpu_lstm():
+    # An LSTM layer: the mkldnn RNN fallback with several outputs (dynamo
+    # leaves RNN modules to eager unless told otherwise). Inference only:
+    # torch 2.11's Inductor itself fails on this layer with gradients on.
+    torch._dynamo.config.allow_rnn = True
+    torch.set_grad_enabled(False)
+    lstm = nn.LSTM(8, 12, batch_first=True).eval()
+
+    def fn(x):
+        out, (h, c) = lstm(x)
+        return out.relu(), h + c
+    return fn, (randn(2, 5, 8),)
+
+
+@program("cpu_embedding_bag_pool_indices")
+def cpu_embedding_bag_pool_indices():
+    # embedding_bag with offsets and max_pool2d with indices: fallbacks
+    # whose extra outputs the program keeps.
+    table = torch.randn(10, 4)
+
+    def fn(idx, offsets, img):
+        bags = F.embedding_bag(idx, table, offsets, mode="sum")
+        pooled, where = F.max_pool2d(img, 2, return_indices=True)
+        return bags * 2, pooled, where
+    return fn, (torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 3]), randn(1, 2, 6, 6))
+
+
+@program("cpu_autocast_bf16")
+def cpu_autocast_bf16():
+    # CPU autocast: linear layers in bfloat16, the rest in float32.
+    model = nn.Sequential(nn.Linear(16, 16), nn.SiLU(), nn.Linear(16, 8)).eval()
+
+    def fn(x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            y = model(x)
+        return y.float().softmax(-1)
+    return fn, (randn(4, 16),)
+
+
+@program("cpu_sym_float", dynamic=True)
+def cpu_sym_float():
+    # Size arithmetic in floating point: a scale computed from a dynamic size.
+    def fn(x):
+        scale = x.shape[0] / 3.0
+        return x * scale, (x.sum() / x.shape[1]) ** 0.5
+    return fn, (randn(7, 5).abs(),)
+
+
+@program("cpu_tolist", data_dependent=True)
+def cpu_tolist():
+    # tolist: one scalar read from the tensor per element, used as sizes.
+    def fn(x, lengths):
+        a, b = lengths.tolist()
+        torch._check(a >= 0)
+        torch._check(b >= 0)
+        torch._check(a + b <= x.shape[0])
+        return x[:a].sum(0), x[a:a + b] * 2
+    return fn, (randn(8, 3), torch.tensor([3, 4]))
+
+
+@program("cpu_nll_loss2d_train", training=True)
+def cpu_nll_loss2d_train():
+    # A per-pixel classification loss with ignored labels, and its backward.
+    conv = nn.Conv2d(3, 4, 1)
+    target = torch.tensor([[[0, 1, 3], [-100, 2, 2], [1, -100, 0]]])
+
+    def fn(x):
+        conv.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(conv(x), target, ignore_index=-100)
+        loss.backward()
+        return loss.detach(), conv.weight.grad.clone()
+    return fn, (randn(1, 3, 3, 3),)
