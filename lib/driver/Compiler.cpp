@@ -122,22 +122,22 @@ ExitCode compile(const CompileRequest &request, DiagnosticEngine &diag) {
   std::vector<const passes::PassInfo *> pipeline = passes::buildDefaultPipeline();
   passes::PipelineInstrumentation inst = request.instrumentation;
   // The passes after build-wrapper-ir run on one core. With a second one,
-  // the Python text's pages are faulted in there meanwhile, once the IR's
-  // size bounds the text's: at a million nodes emission's page faults were
-  // half its time. Half of the estimate, which allows about twice what lines
-  // take: a page faulted in and never written is memory for nothing.
+  // the text's pages (python, fx, fx-module) are faulted in there meanwhile,
+  // once the IR's size bounds the text's: at a million nodes emission's page
+  // faults were half its time. Only what the text will fill: a page faulted
+  // in and never written is memory for nothing.
   std::string textStorage;
   std::optional<PagePopulator> textPages;
-  if (request.emit == "python" && !request.printIR && request.emitOptions.threads > 1)
+  if (!request.printIR && request.emitOptions.threads > 1)
     inst.afterPass = [&](std::string_view pass) {
       if (pass != "build-wrapper-ir")
         return;
-      size_t reserve = emit::pythonTextReserve(module);
-      if (reserve < kFaultTextInFrom)
+      emit::TextReserve text = emit::textReserve(request.emit, module);
+      if (text.reserve < kFaultTextInFrom)
         return;
-      textStorage.reserve(reserve);
-      textPages.emplace(reserve / 2);
-      textPages->report(0, textStorage.data(), 0, reserve / 2);
+      textStorage.reserve(text.reserve);
+      textPages.emplace(text.fill);
+      textPages->report(0, textStorage.data(), 0, text.fill);
     };
   const passes::PassInfo *verifyBeside = nullptr;
   if (request.emitOptions.threads > 1 && !pipeline.empty() && pipeline.back()->name == "verify" &&

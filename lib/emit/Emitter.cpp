@@ -130,4 +130,23 @@ std::string emitModule(std::string_view name, const ir::Module &module,
   return info->emit(module, options);
 }
 
+TextReserve textReserve(std::string_view emit, const ir::Module &module) {
+  // The Python estimate allows about twice what lines take; FX's two to
+  // four times, since it counts lines that make no node (comments, kernel
+  // definitions); the FX module's about what they take.
+  if (emit == "python") {
+    size_t reserve = pythonTextReserve(module);
+    return {reserve, reserve / 2};
+  }
+  if (emit == "fx") {
+    size_t reserve = fxTextReserve(module);
+    return {reserve, reserve / 4};
+  }
+  if (emit == "fx-module") {
+    size_t reserve = fxModuleTextReserve(module);
+    return {reserve, reserve / 2};
+  }
+  return {};
+}
+
 } // namespace wirc::emit

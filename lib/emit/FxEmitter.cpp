@@ -48,6 +48,15 @@ namespace {
 
 using namespace wirc::ir;
 
+/// Room reserved per node for a graph's text written in place: about twice
+/// what a node's line takes.
+constexpr size_t kInPlaceBytesPerNode = 320;
+
+/// A node per input, constant and line, about.
+size_t expectedNodes(const Function &function) {
+  return function.inputs.size() + function.lines.size() + 16;
+}
+
 /// Module-wide state: kernel side-table indices are shared by all graphs.
 struct SideTables {
   std::unordered_map<KernelId, unsigned> kernelIndex;
@@ -98,11 +107,17 @@ struct BufferTables {
 
 class FxGraphPrinter {
 public:
+  /// \p writeInPlace: the output has room prepared for this graph's text
+  /// (EmitOptions::textStorage), which is then written in place whatever its
+  /// size.
   FxGraphPrinter(const Module &module, const Function &function, SideTables &tables,
-                 BufferTables &buffers, const EmitOptions &options, std::string &out)
+                 BufferTables &buffers, const EmitOptions &options, std::string &out,
+                 bool writeInPlace)
       : module(module), function(function), tables(tables), options(options),
         buffers(buffers), out(out),
-        nodeText(function.lines.size() >= kPopulateFromLines ? inPlace.emplace(out) : aside),
+        nodeText(writeInPlace || function.lines.size() >= kPopulateFromLines
+                     ? inPlace.emplace(out)
+                     : aside),
         bufferNode(buffers.node), viewCount(buffers.viewCount), handedOn(buffers.handedOn) {}
 
   /// Appends the graph's text to the output.
@@ -967,15 +982,17 @@ void FxGraphPrinter::print() {
   // A node per input, constant and line, about: room made up front is
   // written once, where growing by doubling copies (and faults in) it all
   // again. Room not used costs address space only.
-  size_t expected = function.inputs.size() + function.lines.size() + 16;
+  size_t expected = expectedNodes(function);
   nodes.reserve(expected);
   users.reserve(expected);
   countedBy.reserve(expected);
   countedByView.reserve(expected);
   names.reserve(expected);
-  // About what the text needs: a large graph's pages are faulted in only
-  // as they are written.
-  nodeText.reserveMore(expected * (inPlace ? 320 : 128));
+  // About twice what the text needs: a large graph's pages are faulted in
+  // only as they are written. Storage the driver prepared (and faulted in)
+  // is kept unless it cannot hold about what the text needs.
+  if (!inPlace || nodeText.room() - nodeText.size() < expected * (kInPlaceBytesPerNode / 2))
+    nodeText.reserveMore(expected * (inPlace ? kInPlaceBytesPerNode : 128));
   nodeText += "graph():\n"sv;
   for (BufferId b : function.inputs) {
     const BufferInfo &info = module.buffer(b);
@@ -1029,12 +1046,27 @@ void FxGraphPrinter::print() {
 
 } // namespace
 
+size_t fxTextReserve(const Module &module) {
+  size_t estimate = 1 << 16;
+  for (const Function &function : module.functions)
+    estimate += kInPlaceBytesPerNode * expectedNodes(function);
+  return estimate;
+}
+
 std::string emitFx(const Module &module, const EmitOptions &options) {
   SideTables tables;
   for (const graph::Symbol &symbol : module.symbols)
     if (symbol.expr)
       tables.precomputed.emplace(symbol.name, sym::substitute(*symbol.expr, tables.precomputed));
   std::string out;
+  // Storage the driver sized before the passes that add lines is taken if
+  // the text will likely fit, as the Python emitter does.
+  std::string *storage = options.textStorage;
+  const bool prepared = storage && storage->capacity() >= fxTextReserve(module) / 2;
+  if (prepared) {
+    out = std::move(*storage);
+    out.clear();
+  }
   BufferTables buffers(module);
   for (size_t f = 0; f < module.functions.size(); ++f) {
     if (f) {
@@ -1042,7 +1074,8 @@ std::string emitFx(const Module &module, const EmitOptions &options) {
       out += module.functions[f].name;
       out += '\n';
     }
-    FxGraphPrinter(module, module.functions[f], tables, buffers, options, out).print();
+    FxGraphPrinter(module, module.functions[f], tables, buffers, options, out, prepared && f == 0)
+        .print();
     if (f + 1 < module.functions.size())
       buffers.reset(buffers.ranges[f]);
   }

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -94,6 +95,98 @@ TEST_CASE("the Python emitter writes into storage the driver prepared", "[emit-r
     options.textStorage = &small;
     CHECK(emit::emitPython(module, options) == expected);
     CHECK(small == "small");
+  }
+}
+
+TEST_CASE("the FX emitter writes into storage the driver prepared", "[emit-registry]") {
+  // As for Python: storage prepared while the passes ran is taken when the
+  // text will likely fit, and written in place even for a small graph.
+  for (const char *sample : {"seed/01-add.json", "seed/03-topk-multi-output.json"}) {
+    INFO(sample);
+    ir::Module module = compileSample(sample);
+    const std::string expected = emit::emitFx(module);
+    const size_t reserve = emit::fxTextReserve(module);
+    CHECK(reserve >= expected.size());
+    CHECK(emit::textReserve("fx", module).reserve == reserve);
+    CHECK(emit::textReserve("python", module).reserve == emit::pythonTextReserve(module));
+    CHECK(emit::textReserve("fx-module", module).reserve == emit::fxModuleTextReserve(module));
+    CHECK(emit::textReserve("cpp", module).reserve == 0);
+    CHECK(emit::textReserve("cpp", module).fill == 0);
+
+    emit::EmitOptions options;
+    std::string storage = "left over";
+    storage.reserve(reserve);
+    const char *prepared = storage.data();
+    options.textStorage = &storage;
+    std::string text = emit::emitFx(module, options);
+    CHECK(text == expected);
+    CHECK(text.data() == prepared); // taken, not copied
+
+    std::string small = "small";
+    options.textStorage = &small;
+    CHECK(emit::emitFx(module, options) == expected);
+    CHECK(small == "small");
+  }
+}
+
+TEST_CASE("the FX module emitter writes into storage the driver prepared", "[emit-registry]") {
+  ir::Module module = compileSample("seed/03-topk-multi-output.json");
+  const std::string expected = emit::emitFxModule(module);
+  const size_t reserve = emit::fxModuleTextReserve(module);
+  CHECK(reserve >= expected.size());
+
+  emit::EmitOptions options;
+  std::string storage = "left over";
+  storage.reserve(reserve);
+  const char *prepared = storage.data();
+  options.textStorage = &storage;
+  std::string text = emit::emitFxModule(module, options);
+  CHECK(text == expected);
+  CHECK(text.data() == prepared); // taken, not copied
+
+  std::string small = "small";
+  options.textStorage = &small;
+  CHECK(emit::emitFxModule(module, options) == expected);
+  CHECK(small == "small");
+}
+
+TEST_CASE("storage faulted in ahead is no more than the text takes", "[emit-registry]") {
+  // The driver faults in `fill` bytes of the storage while the passes run,
+  // from 16 MB of reserve (about 50,000 lines): a page faulted in and never
+  // written would be memory for nothing. A chain of 40,000 kernel calls,
+  // each with a comment and a fresh output, most of them freed.
+  nlohmann::json doc = nlohmann::json::parse(readSample("seed/01-add.json"));
+  nlohmann::json buffer = doc["buffers"][0];
+  nlohmann::json call = doc["nodes"][2];
+  nlohmann::json comment = doc["nodes"][1];
+  doc["buffers"] = nlohmann::json::array();
+  nlohmann::json nodes = nlohmann::json::array({doc["nodes"][0]});
+  const int calls = 40000;
+  for (int i = 0; i < calls; ++i) {
+    buffer["name"] = fmt::format("buf{}", i);
+    doc["buffers"].push_back(buffer);
+    call["args"][0]["buffer"] = i ? fmt::format("buf{}", i - 1) : "arg1_1";
+    call["args"][2]["buffer"] = buffer["name"];
+    nodes.push_back(comment);
+    nodes.push_back(call);
+  }
+  nodes.push_back(doc["nodes"][3]);
+  doc["nodes"] = nodes;
+  doc["outputs"][0]["buffer"] = fmt::format("buf{}", calls - 1);
+
+  DiagnosticEngine diag;
+  std::string text = doc.dump();
+  auto document = test::read(text, diag);
+  REQUIRE(document);
+  ir::Module module;
+  REQUIRE(test::compile(*document, module, diag));
+  for (const char *emit : {"python", "fx", "fx-module"}) {
+    INFO(emit);
+    emit::TextReserve storage = emit::textReserve(emit, module);
+    std::string out = emit::emitModule(emit, module);
+    CHECK(storage.fill <= out.size());
+    CHECK(storage.fill >= out.size() / 3);
+    CHECK(storage.reserve >= out.size());
   }
 }
 

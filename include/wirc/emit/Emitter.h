@@ -42,10 +42,10 @@ struct EmitOptions {
   /// does not depend on either.
   unsigned threads = 1;
   size_t minLinesPerThread = 32768;
-  /// python only: storage the emitter takes for its text if its capacity is
-  /// at least half of pythonTextReserve(); the driver reserves it and faults
-  /// it in on an idle core while the pipeline runs. The text does not depend
-  /// on it.
+  /// python, fx and fx-module: storage the emitter takes for its text if
+  /// its capacity is at least half of textReserve(); the driver reserves it
+  /// and faults it in on an idle core while the pipeline runs. The text does
+  /// not depend on it.
   std::string *textStorage = nullptr;
 };
 
@@ -89,6 +89,24 @@ std::string emitPython(const ir::Module &module, const EmitOptions &options = {}
 
 /// The bytes emitPython() reserves for \p module's text: an upper estimate.
 size_t pythonTextReserve(const ir::Module &module);
+
+/// The bytes emitFx() reserves for \p module's text: an upper estimate.
+size_t fxTextReserve(const ir::Module &module);
+
+/// The bytes emitFxModule() reserves for \p module's text: about what it
+/// takes.
+size_t fxModuleTextReserve(const ir::Module &module);
+
+/// Storage for an emitter's text, sized from the IR.
+struct TextReserve {
+  size_t reserve = 0; ///< what the emitter reserves: an upper estimate
+  size_t fill = 0;    ///< what the text will fill, about: no more than it takes
+};
+
+/// The storage the emitter registered as \p emit reserves for \p module's
+/// text where it takes EmitOptions::textStorage (python, fx, fx-module),
+/// else none.
+TextReserve textReserve(std::string_view emit, const ir::Module &module);
 
 /// The standalone C++ wrapper of --emit=cpp (emit/CppEmitter.cpp).
 std::string emitCpp(const ir::Module &module, const EmitOptions &options = {});
