@@ -47,6 +47,29 @@ std::string countKernels(const ir::Module &module, const emit::EmitOptions &) {
   return std::to_string(module.kernels.size()) + " kernels\n";
 }
 
+/// The driver reserves the text's storage (and faults it in) while the
+/// passes run; emitter \p name takes it when the text will likely fit, and
+/// writes the same text either way.
+void checkTakesStorage(const char *name, const ir::Module &module, emit::EmitOptions options) {
+  const std::string expected = emit::emitModule(name, module, options);
+  const size_t reserve = emit::textReserve(name, module).reserve;
+  CHECK(reserve >= expected.size());
+
+  std::string storage = "left over";
+  storage.reserve(reserve);
+  const char *prepared = storage.data();
+  options.textStorage = &storage;
+  std::string text = emit::emitModule(name, module, options);
+  CHECK(text == expected);
+  CHECK(text.data() == prepared); // taken, not copied
+
+  // Too small to be worth taking: left alone.
+  std::string small = "small";
+  options.textStorage = &small;
+  CHECK(emit::emitModule(name, module, options) == expected);
+  CHECK(small == "small");
+}
+
 } // namespace
 
 TEST_CASE("the built-in emitters come first, registered like any other", "[emit-registry]") {
@@ -69,85 +92,29 @@ TEST_CASE("the built-in emitters come first, registered like any other", "[emit-
 }
 
 TEST_CASE("the Python emitter writes into storage the driver prepared", "[emit-registry]") {
-  // The driver reserves the text's storage (and faults it in) while the
-  // passes run; the emitter takes it when the text will likely fit, and the
-  // text is the same either way.
   ir::Module module = compileSample("seed/01-add.json");
-  const std::string expected = emit::emitPython(module);
-  const size_t reserve = emit::pythonTextReserve(module);
-  CHECK(reserve >= expected.size());
-
+  CHECK(emit::textReserve("python", module).reserve == emit::pythonTextReserve(module));
   for (unsigned threads : {1u, 2u}) {
     INFO("threads " << threads);
     emit::EmitOptions options;
     options.threads = threads;
     options.minLinesPerThread = 1;
-    std::string storage = "left over";
-    storage.reserve(reserve);
-    const char *prepared = storage.data();
-    options.textStorage = &storage;
-    std::string text = emit::emitPython(module, options);
-    CHECK(text == expected);
-    CHECK(text.data() == prepared); // taken, not copied
-
-    // Too small to be worth taking: left alone.
-    std::string small = "small";
-    options.textStorage = &small;
-    CHECK(emit::emitPython(module, options) == expected);
-    CHECK(small == "small");
+    checkTakesStorage("python", module, options);
   }
 }
 
-TEST_CASE("the FX emitter writes into storage the driver prepared", "[emit-registry]") {
-  // As for Python: storage prepared while the passes ran is taken when the
-  // text will likely fit, and written in place even for a small graph.
+TEST_CASE("the FX emitters write into storage the driver prepared", "[emit-registry]") {
+  // As for Python; FX writes a small graph in place too when it takes it.
   for (const char *sample : {"seed/01-add.json", "seed/03-topk-multi-output.json"}) {
     INFO(sample);
     ir::Module module = compileSample(sample);
-    const std::string expected = emit::emitFx(module);
-    const size_t reserve = emit::fxTextReserve(module);
-    CHECK(reserve >= expected.size());
-    CHECK(emit::textReserve("fx", module).reserve == reserve);
-    CHECK(emit::textReserve("python", module).reserve == emit::pythonTextReserve(module));
+    CHECK(emit::textReserve("fx", module).reserve == emit::fxTextReserve(module));
     CHECK(emit::textReserve("fx-module", module).reserve == emit::fxModuleTextReserve(module));
     CHECK(emit::textReserve("cpp", module).reserve == 0);
     CHECK(emit::textReserve("cpp", module).fill == 0);
-
-    emit::EmitOptions options;
-    std::string storage = "left over";
-    storage.reserve(reserve);
-    const char *prepared = storage.data();
-    options.textStorage = &storage;
-    std::string text = emit::emitFx(module, options);
-    CHECK(text == expected);
-    CHECK(text.data() == prepared); // taken, not copied
-
-    std::string small = "small";
-    options.textStorage = &small;
-    CHECK(emit::emitFx(module, options) == expected);
-    CHECK(small == "small");
+    checkTakesStorage("fx", module, {});
+    checkTakesStorage("fx-module", module, {});
   }
-}
-
-TEST_CASE("the FX module emitter writes into storage the driver prepared", "[emit-registry]") {
-  ir::Module module = compileSample("seed/03-topk-multi-output.json");
-  const std::string expected = emit::emitFxModule(module);
-  const size_t reserve = emit::fxModuleTextReserve(module);
-  CHECK(reserve >= expected.size());
-
-  emit::EmitOptions options;
-  std::string storage = "left over";
-  storage.reserve(reserve);
-  const char *prepared = storage.data();
-  options.textStorage = &storage;
-  std::string text = emit::emitFxModule(module, options);
-  CHECK(text == expected);
-  CHECK(text.data() == prepared); // taken, not copied
-
-  std::string small = "small";
-  options.textStorage = &small;
-  CHECK(emit::emitFxModule(module, options) == expected);
-  CHECK(small == "small");
 }
 
 TEST_CASE("storage faulted in ahead is no more than the text takes", "[emit-registry]") {

@@ -1,8 +1,8 @@
 """What the exporter works out from wrapper lines without torch: text made
-independent of the machine and the run, the tensors a node uses, in-place reuses waiting for their kernel, launch grids that
-are constants, the parts of a copy between devices, how a graph's symbolic
-inputs are spelled, and sizes that round a fraction (sympy, where it is
-installed).
+independent of the machine and the run, the tensors a node uses, in-place
+reuses waiting for their kernel, launch grids that are constants, the parts
+of a copy between devices, how a graph's symbolic inputs are spelled, and
+sizes that round a fraction (sympy, where it is installed).
 
 Kept apart from export.py, which needs torch, so that it is tested on
 machines without it (test/lit/exporter).
@@ -21,17 +21,17 @@ _PATH = re.compile(r"(/(?:tmp|root|home|var|opt|usr|private)/[^\s'\"]*)")
 _ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")
 
 
-def stable_text(text: str) -> str:
-    """Text for a document: machine paths (Inductor's cache directories) and
-    object addresses replaced, so that the same program exports the same
-    bytes on any machine and in any run."""
-    return _ADDRESS.sub("at <address>", _PATH.sub("<path>", text))
-
-
 def stable_source(text: str) -> str:
-    """A kernel's source: machine paths replaced, and nothing else (a hex
-    literal in code is not an address)."""
+    """A kernel's source: machine paths (Inductor's cache directories)
+    replaced, and nothing else (a hex literal in code is not an address)."""
     return _PATH.sub("<path>", text)
+
+
+def stable_text(text: str) -> str:
+    """Text for a document: machine paths and object addresses replaced, so
+    that the same program exports the same bytes on any machine and in any
+    run."""
+    return _ADDRESS.sub("at <address>", stable_source(text))
 
 
 def tensor_names(value) -> set:
