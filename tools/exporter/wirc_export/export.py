@@ -29,7 +29,7 @@ from torch._inductor.codegen import wrapper as W
 from torch._inductor.virtualized import V
 from torch.utils._sympy.functions import FloorDiv
 
-from . import graphjson, lines, native
+from . import graphjson, lines, linetimer, native
 
 FORMAT = "wirc.graph"
 VERSION = 1
@@ -1429,16 +1429,31 @@ class WircExportWrapperCodegen(_MarksControlFlow, W.PythonWrapperCodegen):
             return wrapper
         return WircExportWrapperCodegen()
 
+    def push_codegened_graph(self, graph):
+        super().push_codegened_graph(graph)
+        # The first push starts the scheduler's code generation for this
+        # wrapper: time the lines it builds (wirc_export.linetimer).
+        if _ACTIVE is not None and "_wirc_line_timer" not in self.__dict__:
+            self._wirc_line_timer = linetimer.LineTimer()
+            self._wirc_line_timer.install(self)
+
     def _generate(self, is_inference):
         exporter = _ACTIVE
+        timer = self.__dict__.get("_wirc_line_timer")
+        if timer is not None:
+            timer.remove(self)
         path = exporter.export(self) if exporter is not None else None
         start = time.perf_counter()
         result = super()._generate(is_inference)
         if exporter is not None:
+            generate_s = time.perf_counter() - start
             line_count = str(getattr(result[0], "value", result[0])).count("\n")
-            exporter.timings.append({"graph": os.path.basename(path),
-                                     "inductor_generate_s": time.perf_counter() - start,
-                                     "inductor_wrapper_lines": line_count})
+            timing = {"graph": os.path.basename(path), "inductor_generate_s": generate_s,
+                      "inductor_wrapper_lines": line_count}
+            if timer is not None:
+                timing["inductor_lines_s"] = timer.seconds()
+                timing["inductor_line_calls"] = timer.outer_calls + timer.inner_calls
+            exporter.timings.append(timing)
         if exporter is not None and exporter.replace:
             code = exporter.emitted(path)
             first = result[0]
