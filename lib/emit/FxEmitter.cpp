@@ -700,14 +700,9 @@ void FxGraphPrinter::line(const Line &l) {
             });
           },
           [&](const AssertFiniteLine &a) {
-            // Inductor's two asserts (no NaN, no infinity) as one:
-            // isfinite is false exactly where either is.
-            unsigned finite = callNode("isfinite", "torch.ops.aten.isfinite.default",
-                                       [&](TextBuffer &s) {
-                                         s += '(';
-                                         appendBuffer(s, a.buffer);
-                                         s += ",), kwargs = {}"sv;
-                                       });
+            // Inductor's two asserts, op for op (isinf's temporary included),
+            // so that the peak is Inductor's: not isnan(t).any(), then not
+            // isinf(t).any().
             auto unary = [&](std::string_view candidate, std::string_view target,
                              unsigned operand) {
               return callNode(candidate, target, [&](TextBuffer &s) {
@@ -716,16 +711,29 @@ void FxGraphPrinter::line(const Line &l) {
                 s += ",), kwargs = {}"sv;
               });
             };
-            unsigned item = unary("item", "torch.ops.aten.item.default",
-                                  unary("all", "torch.ops.aten.all.default", finite));
-            callNode("_assert_scalar", "torch.ops.aten._assert_scalar.default", [&](TextBuffer &s) {
-              s += '(';
-              appendRef(s, item);
-              s += ", "sv;
-              s += pythonStringLiteral(finiteAssertMessage(module.buffer(a.buffer).name));
-              s += ')';
-              s += kNoKwargs;
-            });
+            auto check = [&](std::string_view candidate, std::string_view target,
+                             const std::string &message) {
+              unsigned found = callNode(candidate, target, [&](TextBuffer &s) {
+                s += '(';
+                appendBuffer(s, a.buffer);
+                s += ",), kwargs = {}"sv;
+              });
+              unsigned any = unary("any", "torch.ops.aten.any.default", found);
+              unsigned none = unary("logical_not", "torch.ops.aten.logical_not.default", any);
+              unsigned item = unary("item", "torch.ops.aten.item.default", none);
+              callNode("_assert_scalar", "torch.ops.aten._assert_scalar.default",
+                       [&](TextBuffer &s) {
+                         s += '(';
+                         appendRef(s, item);
+                         s += ", "sv;
+                         s += pythonStringLiteral(message);
+                         s += ')';
+                         s += kNoKwargs;
+                       });
+            };
+            std::string_view name = module.buffer(a.buffer).name;
+            check("isnan", "torch.ops.aten.isnan.default", nanAssertMessage(name));
+            check("isinf", "torch.ops.aten.isinf.default", infAssertMessage(name));
           },
           [&](const AssertSizeStrideLine &a) {
             callNode("_assert_tensor_metadata", "torch.ops.aten._assert_tensor_metadata.default",

@@ -621,14 +621,23 @@ void GraphBuilder::emitLine(const Line &l) {
             symbolNode[b.symbol] = n;
           },
           [&](const AssertFiniteLine &a) {
-            // As --emit=fx prints it: isfinite, all, item, _assert_scalar.
-            std::string finite = fresh("isfinite"), all = fresh("all"), item = fresh("item");
-            linef("{} = g.call_function(torch.ops.aten.isfinite.default, ({},))", finite,
-                  var(a.buffer));
-            linef("{} = g.call_function(torch.ops.aten.all.default, ({},))", all, finite);
-            linef("{} = g.call_function(torch.ops.aten.item.default, ({},))", item, all);
-            linef("g.call_function(torch.ops.aten._assert_scalar.default, ({}, {}))", item,
-                  pythonStringLiteral(finiteAssertMessage(module.buffer(a.buffer).name)));
+            // As --emit=fx prints it: for isnan, then isinf, any,
+            // logical_not, item and _assert_scalar.
+            std::string_view name = module.buffer(a.buffer).name;
+            auto check = [&](const char *op, const std::string &message) {
+              std::string found = fresh(op), any = fresh("any"), none = fresh("logical_not"),
+                          item = fresh("item");
+              linef("{} = g.call_function(torch.ops.aten.{}.default, ({},))", found, op,
+                    var(a.buffer));
+              linef("{} = g.call_function(torch.ops.aten.any.default, ({},))", any, found);
+              linef("{} = g.call_function(torch.ops.aten.logical_not.default, ({},))", none,
+                    any);
+              linef("{} = g.call_function(torch.ops.aten.item.default, ({},))", item, none);
+              linef("g.call_function(torch.ops.aten._assert_scalar.default, ({}, {}))", item,
+                    pythonStringLiteral(message));
+            };
+            check("isnan", nanAssertMessage(name));
+            check("isinf", infAssertMessage(name));
           },
           [&](const AssertScalarLine &a) {
             std::string holds = compareNode("check", a.lhs, a.cmp, a.rhs);

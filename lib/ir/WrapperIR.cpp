@@ -57,8 +57,12 @@ std::vector<std::pair<BufferId, BufferId>> functionBufferRanges(const Module &mo
   return ranges;
 }
 
-std::string finiteAssertMessage(std::string_view tensor) {
-  return std::string(tensor) + " holds a NaN or an infinity";
+std::string nanAssertMessage(std::string_view tensor) {
+  return std::string(tensor) + " holds a NaN";
+}
+
+std::string infAssertMessage(std::string_view tensor) {
+  return std::string(tensor) + " holds an infinity";
 }
 
 std::string AssertScalarLine::what() const {

@@ -345,9 +345,11 @@ struct ZeroLine {
 struct AssertFiniteLine {
   BufferId buffer;
 };
-/// The message of a failed AssertFiniteLine on \p tensor, where a target
-/// raises one error for both cases (FX's `_assert_scalar`).
-std::string finiteAssertMessage(std::string_view tensor);
+/// The messages of a failed AssertFiniteLine on \p tensor, where a target
+/// checks for NaN and for infinity apart, as Inductor does (FX's
+/// `_assert_scalar`).
+std::string nanAssertMessage(std::string_view tensor);
+std::string infAssertMessage(std::string_view tensor);
 
 struct DeviceGuardEnterLine {
   int device = 0;
