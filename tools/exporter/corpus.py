@@ -24,6 +24,9 @@ def registry(programs):
     def program(name, *, dynamic=False, training=False, mode=None, rng=False,
                 data_dependent=False):
         def register(build):
+            # A second program of the same name would silently replace the first.
+            if name in programs:
+                raise ValueError(f"two programs are named {name!r}")
             programs[name] = {"build": build, "dynamic": dynamic, "training": training,
                               "mode": mode, "rng": rng, "data_dependent": data_dependent}
             return build

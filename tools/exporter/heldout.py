@@ -1530,8 +1530,8 @@ def persistent_tma_mm():
     return fn, (randn(256, 128), randn(128, 192))
 
 
-@program("cudnn_lstm")
-def cudnn_lstm():
+@program("cudnn_lstm_no_grad")
+def cudnn_lstm_no_grad():
     # nn.LSTM: the cuDNN RNN as one fallback taking a list of weights and
     # returning several tensors.
     lstm = nn.LSTM(16, 24, num_layers=2, batch_first=True).to(CUDA).eval()
@@ -1584,8 +1584,8 @@ def tensor_literal_inside():
     return fn, (randn(4, 3),)
 
 
-@program("cat_with_empty")
-def cat_with_empty():
+@program("cat_empty_operand")
+def cat_empty_operand():
     # A concatenation with an empty operand and an empty result beside it.
     def fn(x, e):
         return torch.cat([x, e, x * 2], 0), e.sum(0), x[:0] + 1
