@@ -940,7 +940,10 @@ def call(args):
             _compiled = lambda inputs: gm(inputs)
         else:
             fn = compile_graph(graph_module())
-            _compiled = lambda inputs: fn(*inputs)
+            # A boxed callable (_boxed_call, as torch's make_boxed_func marks
+            # one) takes the list and may clear it; any other takes the inputs
+            # unpacked, which keeps every input alive until it returns.
+            _compiled = fn if getattr(fn, "_boxed_call", False) else lambda inputs: fn(*inputs)
     inputs = list(args)
     args.clear()
     return tuple(_compiled(inputs))
