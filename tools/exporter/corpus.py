@@ -20,15 +20,18 @@ def registry(programs):
     (it draws random numbers: compared with Inductor's compiled function,
     which draws the same ones, not with eager), data_dependent (compiled with
     dynamo capturing .item() and ops whose output shape depends on data,
-    which gives Inductor unbacked symbols)."""
+    which gives Inductor unbacked symbols), export_error (a construct the
+    exporter must decline: the program passes when its export stops with an
+    ExportError whose message holds this text)."""
     def program(name, *, dynamic=False, training=False, mode=None, rng=False,
-                data_dependent=False):
+                data_dependent=False, export_error=None):
         def register(build):
             # A second program of the same name would silently replace the first.
             if name in programs:
                 raise ValueError(f"two programs are named {name!r}")
             programs[name] = {"build": build, "dynamic": dynamic, "training": training,
-                              "mode": mode, "rng": rng, "data_dependent": data_dependent}
+                              "mode": mode, "rng": rng, "data_dependent": data_dependent,
+                              "export_error": export_error}
             return build
         return register
     return program

@@ -818,3 +818,86 @@ def cpu_nll_loss2d_train():
         loss.backward()
         return loss.detach(), conv.weight.grad.clone()
     return fn, (randn(1, 3, 3, 3),)
+
+
+@program("cpu_cpp_wrapper_declined", export_error="cpp_wrapper is on")
+def cpu_cpp_wrapper_declined():
+    # Inductor's C++ wrapper: the exporter never sees the graph's wrapper and
+    # must say so, not export nothing.
+    import torch._inductor.config as config
+    config.cpp_wrapper = True
+
+    def fn(x):
+        return (x.sin() + 1).sum(0)
+    return fn, (randn(8, 8),)
+
+
+@program("cpu_fx_wrapper_declined", export_error="FX wrapper is on")
+def cpu_fx_wrapper_declined():
+    # Inductor's own FX wrapper codegen, declined the same way.
+    import torch._inductor.config as config
+    config.fx_wrapper = True
+
+    def fn(x):
+        return x.relu() * 2
+    return fn, (randn(8, 8),)
+
+
+@program("cpu_dropout_train", training=True, rng=True)
+def cpu_dropout_train():
+    # Dropout in training: Inductor's random numbers on the CPU, in the
+    # forward and the mask replayed in the backward.
+    model = nn.Sequential(nn.Linear(12, 24), nn.Dropout(0.3), nn.Linear(24, 3))
+
+    def fn(x):
+        model.zero_grad(set_to_none=True)
+        loss = model(x).square().mean()
+        loss.backward()
+        return loss.detach(), model[0].weight.grad.clone()
+    return fn, (randn(6, 12),)
+
+
+@program("cpu_func_grad")
+def cpu_func_grad():
+    # torch.func.grad inside the compiled function: the backward is part of
+    # one inference graph.
+    def loss(w, x):
+        return (x @ w).tanh().sum()
+
+    def fn(w, x):
+        g = torch.func.grad(loss)(w, x)
+        return w - 0.1 * g, g.norm()
+    return fn, (randn(5, 3), randn(4, 5))
+
+
+@program("cpu_vmap")
+def cpu_vmap():
+    # torch.vmap over a function with a reduction and an indexing op.
+    def one(row, idx):
+        return row.softmax(0)[idx] * row.max()
+
+    def fn(x, idx):
+        return torch.vmap(one)(x, idx)
+    return fn, (randn(6, 10), torch.randint(0, 10, (6, 3)))
+
+
+@program("cpu_gemm_template", mode="max-autotune-no-cudagraphs")
+def cpu_gemm_template():
+    # max-autotune on the CPU: Inductor's C++ GEMM template with a fused
+    # epilogue among the choices.
+    model = nn.Sequential(nn.Linear(64, 48), nn.ReLU(), nn.Linear(48, 16)).eval()
+
+    def fn(x):
+        with torch.no_grad():
+            return model(x).sigmoid()
+    return fn, (randn(32, 64),)
+
+
+@program("cpu_nan_inf_constants")
+def cpu_nan_inf_constants():
+    # Infinities and NaN as constants in kernels and as fill values.
+    def fn(x):
+        y = torch.where(x > 0, x, float("-inf"))
+        z = torch.full_like(x, float("nan")).nan_to_num(posinf=1.0)
+        return y.amax(1), y.logsumexp(1), z + x.clamp(min=float("-inf"), max=1.0)
+    return fn, (randn(5, 7),)

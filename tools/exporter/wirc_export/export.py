@@ -1484,6 +1484,47 @@ class _ExportingSubgraphCodegen(_MarksControlFlow, W.SubgraphPythonWrapperCodege
         return super()._generate(is_inference)
 
 
+class _CppWrapperNotExported(W.PythonWrapperCodegen):
+    """Stands in for Inductor's C++ wrapper codegen while exporting. A graph
+    compiled with cpp_wrapper (the setting, or AOTInductor) gets a C++
+    wrapper, which the exporter does not read: an error naming the setting,
+    rather than a graph silently left out. (A wrapper codegen class, for the
+    class attributes Inductor reads before it creates one.)"""
+
+    @staticmethod
+    def create(*args, **kwargs):
+        raise ExportError(
+            "Inductor's cpp_wrapper is on (torch._inductor.config.cpp_wrapper, or "
+            "AOTInductor): the graph's wrapper would be C++, which the exporter does not "
+            "read, so nothing would be exported; compile with cpp_wrapper=False (wirc's "
+            "--emit=cpp writes a C++ wrapper from the exported graph)")
+
+
+class _FxWrapperNotExported(W.PythonWrapperCodegen):
+    """Stands in for Inductor's FX wrapper codegen (WrapperFxCodegen) while
+    exporting, for the same reason."""
+
+    @staticmethod
+    def create(*args, **kwargs):
+        raise ExportError(
+            "Inductor's FX wrapper is on (torch._inductor.config.fx_wrapper): the graph's "
+            "wrapper would be an FX graph, which the exporter does not read, so nothing "
+            "would be exported; compile without it (wirc's --emit=fx and --emit=fx-module "
+            "write the FX graph from the exported graph)")
+
+
+def _register_exporting(device: str, previous) -> None:
+    """Registers the exporting wrapper codegen for \p device in place of
+    \p previous's, keeping its scheduling and the device's custom pass and
+    codegen config."""
+    codegen_common.register_backend_for_device(
+        device, previous.scheduling, WircExportWrapperCodegen,
+        device_cpp_wrapper_codegen=_CppWrapperNotExported,
+        device_fx_wrapper_codegen=_FxWrapperNotExported,
+        device_custom_pass=codegen_common.custom_backend_passes.get(device),
+        device_custom_config=codegen_common.custom_backend_codegen_configs.get(device))
+
+
 @contextlib.contextmanager
 def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] = None,
               wirc: str = "wirc", wirc_args: tuple = (), time_again: bool = False):
@@ -1491,6 +1532,9 @@ def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] =
 
     Caches that would skip code generation are turned off, as are graph
     partitions and alignment asserts, which the graph format does not carry.
+    A graph compiled with Inductor's cpp_wrapper or FX wrapper is an
+    ExportError: its wrapper would be C++ or FX, which the exporter does not
+    read. The devices' custom passes and codegen configs stay in effect.
     With replace="python" or "fx-module", the program runs wirc's emitted
     wrapper (a Python module, or a module running the FX GraphModule); with
     replace="cpp" (and artifacts=True), wirc's standalone C++ wrapper, built
@@ -1505,8 +1549,6 @@ def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] =
     previous = codegen_common.device_codegens.get("cuda")
     if previous is None:
         raise ExportError("no CUDA backend is registered in this build of PyTorch")
-    scheduling = previous.scheduling
-    cpp = getattr(previous, "cpp_wrapper_codegen", None)
     exporter = _Exporter(out_dir, artifacts, replace, wirc, list(wirc_args), time_again)
     patches = {"fx_graph_cache": False, "fx_graph_remote_cache": False,
                "alignment_asserts": False}
@@ -1517,15 +1559,15 @@ def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] =
     if hasattr(inductor_config, "graph_partition"):
         patches["graph_partition"] = False
     previous_cpu = codegen_common.device_codegens.get("cpu")
+    # Registering sets the device's custom pass and config: restored after.
+    passes = dict(codegen_common.custom_backend_passes)
+    configs = dict(codegen_common.custom_backend_codegen_configs)
     _ACTIVE = exporter
     try:
-        codegen_common.register_backend_for_device("cuda", scheduling,
-                                                   WircExportWrapperCodegen, cpp)
+        _register_exporting("cuda", previous)
         if previous_cpu is not None:
             # CPU graphs too: their C++ kernels become cpp kernels.
-            codegen_common.register_backend_for_device(
-                "cpu", previous_cpu.scheduling, WircExportWrapperCodegen,
-                getattr(previous_cpu, "cpp_wrapper_codegen", None))
+            _register_exporting("cpu", previous_cpu)
         with inductor_config.patch(patches):
             yield exporter
     finally:
@@ -1533,3 +1575,7 @@ def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] =
         codegen_common.device_codegens["cuda"] = previous
         if previous_cpu is not None:
             codegen_common.device_codegens["cpu"] = previous_cpu
+        for table, saved in ((codegen_common.custom_backend_passes, passes),
+                             (codegen_common.custom_backend_codegen_configs, configs)):
+            table.clear()
+            table.update(saved)
