@@ -901,3 +901,62 @@ def cpu_nan_inf_constants():
         z = torch.full_like(x, float("nan")).nan_to_num(posinf=1.0)
         return y.amax(1), y.logsumexp(1), z + x.clamp(min=float("-inf"), max=1.0)
     return fn, (randn(5, 7),)
+
+
+def _config_program(**settings):
+    """A small graph compiled with Inductor settings that change its
+    wrapper: an extern mm between fused kernels, and a fallback."""
+    import torch._inductor.config as config
+    for key, value in settings.items():
+        target = config
+        *path, last = key.split(".")
+        for part in path:
+            target = getattr(target, part)
+        setattr(target, last, value)
+
+    def fn(x, w):
+        h = (x.sin() * 2).relu()
+        y = h @ w
+        # A fallback (sort has no CPU lowering): an extern kernel that
+        # allocates its outputs, after which Inductor writes hook calls.
+        s, i = torch.sort(y, dim=1)
+        return (y + h[:, :4].sum(1, keepdim=True)).tanh(), y.amax(0), s * 2, i
+    return fn, (randn(8, 6), randn(6, 4))
+
+
+@program("cpu_intermediate_hooks_declined", export_error="generate_intermediate_hooks is on")
+def cpu_intermediate_hooks_declined():
+    # generate_intermediate_hooks: the wrapper calls run_intermediate_hooks on
+    # the results of extern kernels that allocate them (on the CPU; Triton
+    # kernels' results too on the GPU), which the exported graph does not hold.
+    return _config_program(generate_intermediate_hooks=True)
+
+
+@program("cpu_profile_bandwidth_declined", export_error="profile_bandwidth is on")
+def cpu_profile_bandwidth_declined():
+    # profile_bandwidth: kernels timed and their bandwidth reported, by code
+    # Inductor adds as it prints the wrapper.
+    return _config_program(profile_bandwidth=True)
+
+
+@program("cpu_no_buffer_reuse")
+def cpu_no_buffer_reuse():
+    # Inductor's own reuse and in-place buffers off.
+    return _config_program(allow_buffer_reuse=False, inplace_buffers=False)
+
+
+@program("cpu_kernel_profile")
+def cpu_kernel_profile():
+    # C++ kernels that record themselves to the profiler.
+    return _config_program(**{"cpp.enable_kernel_profile": True})
+
+
+@program("cpu_benchmark_kernel")
+def cpu_benchmark_kernel():
+    # benchmark_kernel: each kernel's module carries code to benchmark it alone.
+    return _config_program(benchmark_kernel=True)
+
+
+@program("cpu_aggressive_fusion")
+def cpu_aggressive_fusion():
+    return _config_program(aggressive_fusion=True, max_fusion_size=4)

@@ -1340,6 +1340,7 @@ class _Exporter:
         self.kernel_defs: dict[str, Any] = {}
 
     def export(self, wrapper: W.PythonWrapperCodegen) -> str:
+        _decline_wrapper_settings()
         name = f"graph{self.count}"
         self.count += 1
         doc = _GraphConverter(wrapper, name, self.artifacts, self.subgraphs,
@@ -1511,6 +1512,23 @@ class _FxWrapperNotExported(W.PythonWrapperCodegen):
             "wrapper would be an FX graph, which the exporter does not read, so nothing "
             "would be exported; compile without it (wirc's --emit=fx and --emit=fx-module "
             "write the FX graph from the exported graph)")
+
+
+# Inductor settings that add calls to its wrapper as it prints it, which the
+# Wrapper IR does not hold: wirc's wrappers would leave them out, silently.
+_DECLINED_SETTINGS = {
+    "generate_intermediate_hooks": "the wrapper calls run_intermediate_hooks on "
+                                   "intermediate results",
+    "profile_bandwidth": "the wrapper times its kernels and reports their bandwidth",
+}
+
+
+def _decline_wrapper_settings() -> None:
+    for setting, what in _DECLINED_SETTINGS.items():
+        if getattr(inductor_config, setting, False):
+            raise ExportError(
+                f"Inductor's {setting} is on ({what}); the exported graph does not hold "
+                f"those calls and wirc's wrappers would leave them out: compile without it")
 
 
 def _register_exporting(device: str, previous) -> None:
