@@ -187,7 +187,8 @@ def run_one(name, mode, wirc, out_dir, wirc_lib=None, program_set="corpus",
             torch._dynamo.config.capture_scalar_outputs = True
             torch._dynamo.config.capture_dynamic_output_shape_ops = True
         with exporting(fixtures, replace=replace, wirc=wirc_lib or wirc, wirc_args=wirc_args,
-                       artifacts=replace == "cpp", time_again=True) as exporter:
+                       artifacts=replace == "cpp", time_again=True,
+                       time_lines=True) as exporter:
             compiled = torch.compile(fn, dynamic=entry["dynamic"], mode=entry.get("mode"))
             first_inputs = copy.deepcopy(inputs)
             start = time.perf_counter()

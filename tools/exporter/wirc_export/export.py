@@ -1317,13 +1317,14 @@ def _is_unbacked(sym: Any) -> bool:
 
 class _Exporter:
     def __init__(self, out_dir: str, artifacts: bool, replace: Optional[str], wirc: str,
-                 wirc_args: list, time_again: bool = False):
+                 wirc_args: list, time_again: bool = False, time_lines: bool = False):
         self.out_dir = out_dir
         self.artifacts = artifacts
         self.replace = replace
         self.wirc = wirc
         self.wirc_args = list(wirc_args)
         self.time_again = time_again
+        self.time_lines = time_lines
         # libwirc-c, loaded once, when the export starts (a one-time cost,
         # about a millisecond): each graph's recorded time is then its compile.
         self.library = native.load(wirc) if replace and native.is_library(wirc) else None
@@ -1434,7 +1435,8 @@ class WircExportWrapperCodegen(_MarksControlFlow, W.PythonWrapperCodegen):
         super().push_codegened_graph(graph)
         # The first push starts the scheduler's code generation for this
         # wrapper: time the lines it builds (wirc_export.linetimer).
-        if _ACTIVE is not None and "_wirc_line_timer" not in self.__dict__:
+        if (_ACTIVE is not None and _ACTIVE.time_lines
+                and "_wirc_line_timer" not in self.__dict__):
             self._wirc_line_timer = linetimer.LineTimer()
             self._wirc_line_timer.install(self)
 
@@ -1485,33 +1487,28 @@ class _ExportingSubgraphCodegen(_MarksControlFlow, W.SubgraphPythonWrapperCodege
         return super()._generate(is_inference)
 
 
-class _CppWrapperNotExported(W.PythonWrapperCodegen):
-    """Stands in for Inductor's C++ wrapper codegen while exporting. A graph
-    compiled with cpp_wrapper (the setting, or AOTInductor) gets a C++
-    wrapper, which the exporter does not read: an error naming the setting,
-    rather than a graph silently left out. (A wrapper codegen class, for the
-    class attributes Inductor reads before it creates one.)"""
-
-    @staticmethod
+def _not_exported(what: str, instead: str) -> type:
+    """A stand-in for one of Inductor's other wrapper codegens while
+    exporting: a graph compiled with it gets a wrapper the exporter does not
+    read, which is an error naming the setting rather than a graph silently
+    left out. (A wrapper codegen class, for the class attributes Inductor
+    reads before it creates one.)"""
     def create(*args, **kwargs):
-        raise ExportError(
-            "Inductor's cpp_wrapper is on (torch._inductor.config.cpp_wrapper, or "
-            "AOTInductor): the graph's wrapper would be C++, which the exporter does not "
-            "read, so nothing would be exported; compile with cpp_wrapper=False (wirc's "
-            "--emit=cpp writes a C++ wrapper from the exported graph)")
+        raise ExportError(f"Inductor's {what}, which the exporter does not read, so nothing "
+                          f"would be exported; {instead}")
+    return type("_NotExported", (W.PythonWrapperCodegen,), {"create": staticmethod(create)})
 
 
-class _FxWrapperNotExported(W.PythonWrapperCodegen):
-    """Stands in for Inductor's FX wrapper codegen (WrapperFxCodegen) while
-    exporting, for the same reason."""
-
-    @staticmethod
-    def create(*args, **kwargs):
-        raise ExportError(
-            "Inductor's FX wrapper is on (torch._inductor.config.fx_wrapper): the graph's "
-            "wrapper would be an FX graph, which the exporter does not read, so nothing "
-            "would be exported; compile without it (wirc's --emit=fx and --emit=fx-module "
-            "write the FX graph from the exported graph)")
+_CppWrapperNotExported = _not_exported(
+    "cpp_wrapper is on (torch._inductor.config.cpp_wrapper, or AOTInductor): the graph's "
+    "wrapper would be C++",
+    "compile with cpp_wrapper=False (wirc's --emit=cpp writes a C++ wrapper from the "
+    "exported graph)")
+_FxWrapperNotExported = _not_exported(
+    "FX wrapper is on (torch._inductor.config.fx_wrapper): the graph's wrapper would be an "
+    "FX graph",
+    "compile without it (wirc's --emit=fx and --emit=fx-module write the FX graph from the "
+    "exported graph)")
 
 
 # Inductor settings that add calls to its wrapper as it prints it, which the
@@ -1545,7 +1542,8 @@ def _register_exporting(device: str, previous) -> None:
 
 @contextlib.contextmanager
 def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] = None,
-              wirc: str = "wirc", wirc_args: tuple = (), time_again: bool = False):
+              wirc: str = "wirc", wirc_args: tuple = (), time_again: bool = False,
+              time_lines: bool = False):
     """Exports every graph Inductor compiles while the context is active.
 
     Caches that would skip code generation are turned off, as are graph
@@ -1559,7 +1557,9 @@ def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] =
     into a library (cpp_runner.py);
     wirc is the executable, or libwirc-c.so (include/wirc-c/wirc.h) to
     compile in this process; wirc_args are added to the `wirc compile`
-    command line. With time_again (and libwirc-c), each compile is made a
+    command line. With time_lines, each graph's timings also hold the time
+    Inductor's scheduler spent building the wrapper's lines (linetimer.py).
+    With time_again (and libwirc-c), each compile is made a
     second time and its time recorded too (validate.py's wirc_again_s).
     """
     global _ACTIVE
@@ -1567,7 +1567,8 @@ def exporting(out_dir: str, *, artifacts: bool = False, replace: Optional[str] =
     previous = codegen_common.device_codegens.get("cuda")
     if previous is None:
         raise ExportError("no CUDA backend is registered in this build of PyTorch")
-    exporter = _Exporter(out_dir, artifacts, replace, wirc, list(wirc_args), time_again)
+    exporter = _Exporter(out_dir, artifacts, replace, wirc, list(wirc_args), time_again,
+                         time_lines)
     patches = {"fx_graph_cache": False, "fx_graph_remote_cache": False,
                "alignment_asserts": False}
     if artifacts and hasattr(inductor_config, "use_static_cuda_launcher"):

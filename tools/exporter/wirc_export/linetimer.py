@@ -74,7 +74,7 @@ class LineTimer:
         for klass in type(wrapper).__mro__:
             if klass is object:
                 continue
-            for name, attr in vars(klass).items():
+            for name in vars(klass):
                 if name in seen or name.startswith("__") or name in _SKIP:
                     continue
                 seen.add(name)
