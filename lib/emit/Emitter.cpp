@@ -38,20 +38,35 @@ public:
   // registry is never without them, whatever the static initialization order.
   Registry() {
     auto builtin = [this](std::string name, std::string extension, std::string summary,
-                          EmitFunction emit) {
+                          EmitFunction emit, TextEstimate estimate = {}) {
       if (std::string error = add(std::move(name), std::move(extension), std::move(summary),
-                                  std::move(emit));
+                                  std::move(emit), std::move(estimate));
           !error.empty())
         throw InternalError("built-in emitter: " + error);
     };
-    builtin("fx", ".txt", "the wrapper as a printed torch.fx graph", emitFx);
+    // The Python estimate allows about twice what lines take; FX's two to
+    // four times, since it counts lines that make no node (comments, kernel
+    // definitions); the FX module's about what they take.
+    builtin("fx", ".txt", "the wrapper as a printed torch.fx graph", emitFx,
+            [](const ir::Module &module) -> TextReserve {
+              size_t reserve = fxTextReserve(module);
+              return {reserve, reserve / 4};
+            });
     builtin("fx-module", ".py",
             "a Python module that rebuilds the FX graph as a runnable GraphModule",
-            emitFxModule);
-    builtin("python", ".py", "an Inductor-style Python output-code module",
-            [](const ir::Module &module, const EmitOptions &options) {
-              return emitPython(module, options);
+            emitFxModule, [](const ir::Module &module) -> TextReserve {
+              size_t reserve = fxModuleTextReserve(module);
+              return {reserve, reserve / 2};
             });
+    builtin(
+        "python", ".py", "an Inductor-style Python output-code module",
+        [](const ir::Module &module, const EmitOptions &options) {
+          return emitPython(module, options);
+        },
+        [](const ir::Module &module) -> TextReserve {
+          size_t reserve = pythonTextReserve(module);
+          return {reserve, reserve / 2};
+        });
     builtin("cpp", ".cpp", "a standalone C++ wrapper over the CUDA driver API",
             [](const ir::Module &module, const EmitOptions &options) {
               return emitCpp(module, options);
@@ -59,7 +74,7 @@ public:
   }
 
   std::string add(std::string name, std::string extension, std::string summary,
-                  EmitFunction emit) {
+                  EmitFunction emit, TextEstimate estimate) {
     if (!isEmitterName(name))
       return fmt::format("invalid emitter name '{}': expected lowercase letters, digits and "
                          "'-', starting with a letter (at most 64)",
@@ -75,7 +90,7 @@ public:
       return fmt::format("an emitter named '{}' is already registered", name);
     // A deque keeps every EmitterInfo at its address as the registry grows.
     emitters.push_back({std::move(name), std::move(extension), std::move(summary),
-                        std::move(emit)});
+                        std::move(emit), std::move(estimate)});
     return {};
   }
 
@@ -113,9 +128,9 @@ Registry &registry() {
 } // namespace
 
 std::string registerEmitter(std::string name, std::string extension, std::string summary,
-                            EmitFunction emit) {
+                            EmitFunction emit, TextEstimate textEstimate) {
   return registry().add(std::move(name), std::move(extension), std::move(summary),
-                        std::move(emit));
+                        std::move(emit), std::move(textEstimate));
 }
 
 std::vector<const EmitterInfo *> registeredEmitters() { return registry().all(); }
@@ -131,22 +146,16 @@ std::string emitModule(std::string_view name, const ir::Module &module,
 }
 
 TextReserve textReserve(std::string_view emit, const ir::Module &module) {
-  // The Python estimate allows about twice what lines take; FX's two to
-  // four times, since it counts lines that make no node (comments, kernel
-  // definitions); the FX module's about what they take.
-  if (emit == "python") {
-    size_t reserve = pythonTextReserve(module);
-    return {reserve, reserve / 2};
-  }
-  if (emit == "fx") {
-    size_t reserve = fxTextReserve(module);
-    return {reserve, reserve / 4};
-  }
-  if (emit == "fx-module") {
-    size_t reserve = fxModuleTextReserve(module);
-    return {reserve, reserve / 2};
-  }
-  return {};
+  const EmitterInfo *info = findEmitter(emit);
+  return info && info->textEstimate ? info->textEstimate(module) : TextReserve{};
+}
+
+bool takeTextStorage(const EmitOptions &options, size_t reserve, std::string &out) {
+  if (!options.textStorage || options.textStorage->capacity() < reserve / 2)
+    return false;
+  out = std::move(*options.textStorage);
+  out.clear();
+  return true;
 }
 
 } // namespace wirc::emit

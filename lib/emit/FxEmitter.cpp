@@ -1069,12 +1069,7 @@ std::string emitFx(const Module &module, const EmitOptions &options) {
   std::string out;
   // Storage the driver sized before the passes that add lines is taken if
   // the text will likely fit, as the Python emitter does.
-  std::string *storage = options.textStorage;
-  const bool prepared = storage && storage->capacity() >= fxTextReserve(module) / 2;
-  if (prepared) {
-    out = std::move(*storage);
-    out.clear();
-  }
+  const bool prepared = takeTextStorage(options, fxTextReserve(module), out);
   BufferTables buffers(module);
   for (size_t f = 0; f < module.functions.size(); ++f) {
     if (f) {

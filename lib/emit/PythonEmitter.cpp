@@ -56,7 +56,7 @@ public:
                          size_t minLinesPerThread = 1)
       : module(module), threads(threads), minLinesPerThread(minLinesPerThread) {}
 
-  std::string emit(std::string *storage = nullptr);
+  std::string emit(const EmitOptions &options);
 
 private:
   const Module &module;
@@ -853,19 +853,15 @@ void PythonEmitter::harness() {
                      pythonStringLiteral(module.name));
 }
 
-std::string PythonEmitter::emit(std::string *storage) {
+std::string PythonEmitter::emit(const EmitOptions &options) {
   // Room for the whole module up front: growing by doubling copies the text
   // and holds both copies for a moment. Untouched room costs no memory.
-  size_t estimate = pythonTextReserve(module);
   // Storage sized before the passes that add lines is taken if the text
   // will likely fit (the estimate allows 128 bytes a line, about twice what
-  // lines take): growing once costs less than faulting it all in here.
-  if (storage && storage->capacity() >= estimate / 2) {
-    out = std::move(*storage);
-    out.clear();
-  } else {
+  // lines take).
+  size_t estimate = pythonTextReserve(module);
+  if (!takeTextStorage(options, estimate, out))
     out.reserve(estimate);
-  }
   header();
   kernelDefinitions();
   for (size_t f = 1; f < module.functions.size(); ++f)
@@ -889,7 +885,7 @@ size_t pythonTextReserve(const Module &module) {
 std::string emitPython(const Module &module, const EmitOptions &options) {
   return PythonEmitter(module, std::max(1u, options.threads),
                        std::max<size_t>(1, options.minLinesPerThread))
-      .emit(options.textStorage);
+      .emit(options);
 }
 
 } // namespace wirc::emit

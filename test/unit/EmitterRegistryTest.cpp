@@ -187,6 +187,49 @@ TEST_CASE("a registered emitter is listed, found and used by compile()", "[emit-
   CHECK(written == "2 kernels\n");
 }
 
+TEST_CASE("a registered emitter's text estimate prepares the storage it takes",
+          "[emit-registry]") {
+  // An emitter that takes EmitOptions::textStorage registers its estimate;
+  // textReserve() answers with it, and the driver's prepared storage reaches
+  // the emitter through takeTextStorage().
+  const char *seen = nullptr;
+  auto emitTaking = [&seen](const ir::Module &module, const emit::EmitOptions &options) {
+    std::string out;
+    if (emit::takeTextStorage(options, 4096, out))
+      seen = out.data();
+    out += std::to_string(module.kernels.size()) + " kernels\n";
+    return out;
+  };
+  REQUIRE(emit::registerEmitter("unit-estimate", ".txt", "", emitTaking,
+                                [](const ir::Module &module) -> emit::TextReserve {
+                                  return {4096 + module.kernels.size(), 1024};
+                                }) == "");
+  ir::Module module = compileSample("seed/03-topk-multi-output.json");
+  emit::TextReserve estimate = emit::textReserve("unit-estimate", module);
+  CHECK(estimate.reserve == 4098);
+  CHECK(estimate.fill == 1024);
+  // Without an estimate there is nothing to prepare.
+  REQUIRE(emit::registerEmitter("unit-no-estimate", ".txt", "", countKernels) == "");
+  CHECK(emit::textReserve("unit-no-estimate", module).reserve == 0);
+  CHECK(emit::textReserve("unit-unregistered", module).reserve == 0);
+
+  // Storage of at least half the estimate is taken, emptied; less is not.
+  std::string storage = "left over";
+  storage.reserve(2048);
+  const char *prepared = storage.data();
+  emit::EmitOptions options;
+  options.textStorage = &storage;
+  CHECK(emit::emitModule("unit-estimate", module, options) == "2 kernels\n");
+  CHECK(seen == prepared);
+  std::string small = "left over";
+  small.reserve(2047);
+  options.textStorage = &small;
+  seen = nullptr;
+  CHECK(emit::emitModule("unit-estimate", module, options) == "2 kernels\n");
+  CHECK(seen == nullptr);
+  CHECK(small == "left over");
+}
+
 TEST_CASE("compile() rejects an emitter name nobody registered", "[emit-registry]") {
   CompileRequest request;
   request.inputPath = std::string(WIRC_SOURCE_DIR) + "/samples/seed/01-add.json";

@@ -53,12 +53,24 @@ struct EmitOptions {
 /// the target cannot express (compile() reports it with exit code 3).
 using EmitFunction = std::function<std::string(const ir::Module &, const EmitOptions &)>;
 
+/// Storage for an emitter's text, sized from the IR.
+struct TextReserve {
+  size_t reserve = 0; ///< what the emitter reserves: an upper estimate
+  size_t fill = 0;    ///< what the text will fill, about: no more than it takes
+};
+
+/// An emitter's estimate of its text's size for a module, which the driver
+/// uses to prepare EmitOptions::textStorage while the pipeline runs.
+using TextEstimate = std::function<TextReserve(const ir::Module &)>;
+
 /// A registered emitter.
 struct EmitterInfo {
   std::string name;      ///< the --emit= name
   std::string extension; ///< the output's usual file extension, with its dot
   std::string summary;   ///< one line for --help and --list-emitters
   EmitFunction emit;
+  /// Set where the emitter takes EmitOptions::textStorage.
+  TextEstimate textEstimate;
 };
 
 /// Registers an emitter under \p name, making it available to emitModule(),
@@ -67,9 +79,11 @@ struct EmitterInfo {
 /// is lowercase ASCII letters, digits and '-', starting with a letter; an
 /// extension is empty or a dot followed by letters and digits. Returns an
 /// empty string on success, else why nothing was registered (a malformed or
-/// taken name, a malformed extension, an empty function). Thread-safe.
+/// taken name, a malformed extension, an empty function). \p textEstimate is
+/// for an emitter that takes EmitOptions::textStorage. Thread-safe.
 [[nodiscard]] std::string registerEmitter(std::string name, std::string extension,
-                                          std::string summary, EmitFunction emit);
+                                          std::string summary, EmitFunction emit,
+                                          TextEstimate textEstimate = {});
 
 /// Every registered emitter: the built-in ones first, then the others in
 /// registration order. The pointers stay valid until the program exits.
@@ -97,16 +111,15 @@ size_t fxTextReserve(const ir::Module &module);
 /// takes.
 size_t fxModuleTextReserve(const ir::Module &module);
 
-/// Storage for an emitter's text, sized from the IR.
-struct TextReserve {
-  size_t reserve = 0; ///< what the emitter reserves: an upper estimate
-  size_t fill = 0;    ///< what the text will fill, about: no more than it takes
-};
-
 /// The storage the emitter registered as \p emit reserves for \p module's
-/// text where it takes EmitOptions::textStorage (python, fx, fx-module),
-/// else none.
+/// text where it takes EmitOptions::textStorage (its TextEstimate), else
+/// none.
 TextReserve textReserve(std::string_view emit, const ir::Module &module);
+
+/// Moves EmitOptions::textStorage into \p out, emptied, if its capacity is
+/// at least half of \p reserve (the text will likely fit: growing once costs
+/// less than faulting fresh room in). Returns whether it did.
+bool takeTextStorage(const EmitOptions &options, size_t reserve, std::string &out);
 
 /// The standalone C++ wrapper of --emit=cpp (emit/CppEmitter.cpp).
 std::string emitCpp(const ir::Module &module, const EmitOptions &options = {});
