@@ -960,3 +960,103 @@ def cpu_benchmark_kernel():
 @program("cpu_aggressive_fusion")
 def cpu_aggressive_fusion():
     return _config_program(aggressive_fusion=True, max_fusion_size=4)
+
+
+@program("cpu_checkpoint_train", training=True)
+def cpu_checkpoint_train():
+    # Activation checkpointing: the backward recomputes the checkpointed
+    # block instead of saving its activations.
+    from torch.utils.checkpoint import checkpoint
+    block = nn.Sequential(nn.Linear(16, 32), nn.GELU(), nn.Linear(32, 16))
+    head = nn.Linear(16, 4)
+
+    def fn(x):
+        block.zero_grad(set_to_none=True)
+        head.zero_grad(set_to_none=True)
+        h = checkpoint(block, x, use_reentrant=False)
+        loss = head(h + x).logsumexp(-1).mean()
+        loss.backward()
+        return loss.detach(), block[0].weight.grad.clone(), head.bias.grad.clone()
+    return fn, (randn(5, 16),)
+
+
+@program("cpu_bincount_histc", data_dependent=True)
+def cpu_bincount_histc():
+    # bincount (an output size read from the data) and histc (a fixed number
+    # of bins), both fallbacks, between fused kernels.
+    def fn(labels, x):
+        counts = torch.bincount(labels)
+        hist = torch.histc(x.tanh(), bins=8, min=-1, max=1)
+        return counts * 2, hist / x.numel()
+    return fn, (torch.tensor([0, 3, 3, 1, 5, 0, 3]), randn(6, 5))
+
+
+@program("cpu_index_add_inplace")
+def cpu_index_add_inplace():
+    # In-place index_add_, scatter_add_ and index_copy_ on inputs, read after.
+    def fn(acc, table, src, idx, dst):
+        acc.index_add_(0, idx, src * 2)
+        table.scatter_add_(1, idx.view(1, -1).expand(3, -1), src.t().contiguous())
+        dst.index_copy_(0, idx[:2], src[:2])
+        return acc.sum(1), table.amax(1), dst + 1
+    idx = torch.tensor([2, 0, 4, 2])
+    return fn, (randn(5, 3), randn(3, 6), randn(4, 3), idx, randn(5, 3))
+
+
+@program("cpu_arange_full_dynamic", dynamic=True)
+def cpu_arange_full_dynamic():
+    # Tensors sized by a dynamic size: arange, full and a triangular mask.
+    def fn(x):
+        n = x.shape[0]
+        pos = torch.arange(n, dtype=torch.float32)
+        mask = torch.ones(n, n, dtype=torch.bool).tril()
+        scores = (x @ x.t()).masked_fill(~mask, float("-inf")).softmax(-1)
+        return scores @ x + pos[:, None], torch.full((n, 2), 0.5) * n
+    return fn, (randn(7, 4),)
+
+
+@program("cpu_einsum_cdist")
+def cpu_einsum_cdist():
+    # einsum (a batched matmul after permutes) and cdist.
+    def fn(a, b, c):
+        e = torch.einsum("bij,bjk->bik", a, b).relu()
+        return e.sum(0), torch.cdist(c, c[:3])
+    return fn, (randn(2, 4, 5), randn(2, 5, 3), randn(6, 4))
+
+
+@program("cpu_randperm_multinomial", rng=True)
+def cpu_randperm_multinomial():
+    # Random fallbacks: a permutation and draws from a distribution.
+    def fn(x, probs):
+        perm = torch.randperm(x.shape[0])
+        draws = torch.multinomial(probs.softmax(-1), 3, replacement=True)
+        return perm * 2, draws, x.sum(0)
+    return fn, (randn(6, 3), randn(4, 5))
+
+
+@program("cpu_double_backward")
+def cpu_double_backward():
+    # A gradient penalty: the gradient of the squared norm of a gradient
+    # (torch.func.grad of torch.func.grad), one inference graph.
+    w = torch.randn(6, 6) * 0.3
+
+    def f(x):
+        return (x @ w).tanh().sum()
+
+    def penalty(x):
+        return torch.func.grad(f)(x).square().sum()
+
+    def fn(x):
+        return penalty(x), torch.func.grad(penalty)(x)
+    return fn, (randn(3, 6),)
+
+
+@program("cpu_as_strided_outputs")
+def cpu_as_strided_outputs():
+    # Outputs that are strided views of intermediates and of an input: a
+    # diagonal, a transpose of a computed tensor and an overlapping window.
+    def fn(x):
+        y = x * 3
+        return (y.diagonal(), y.t(), x.as_strided((3, 4), (2, 1), 1),
+                y.unfold(1, 2, 2))
+    return fn, (randn(6, 6),)
