@@ -581,7 +581,8 @@ public:
         kernelIndex(parent.kernelIndex),
         graphNames(parent.graphNames), sharedExprs(&parent.exprCache),
         sharedValidNames(&parent.validNames), validKeywords(parent.validKeywords),
-        symbolNames(parent.symbolNames), hints(parent.hints), sharedLayouts(&parent) {}
+        symbolNames(parent.symbolNames), floatSymbols(parent.floatSymbols), hints(parent.hints),
+        sharedLayouts(&parent) {}
 
   std::unique_ptr<Document> read(std::string_view text);
 
@@ -847,9 +848,11 @@ private:
   }
 
   /// Reads a symbolic integer: a JSON integer or an expression string.
-  /// With \p nonNegative, a constant below zero is an error.
+  /// With \p nonNegative, a constant below zero is an error. A float symbol
+  /// is an error but where \p floatValue allows one by itself (a value).
   std::optional<sym::Expr> getExpr(const Json &value, const Ptr &pointer,
-                                   std::string_view what, bool nonNegative) {
+                                   std::string_view what, bool nonNegative,
+                                   bool floatValue = false) {
     if (value.is_number()) {
       if (nonNegative && value.type() == Json::value_t::number_integer &&
           value.get<int64_t>() < 0) {
@@ -874,8 +877,11 @@ private:
     const sym::Expr *cached = sharedExprs ? sharedExprs->find(text) : nullptr;
     if (!cached)
       cached = exprCache.find(text);
-    if (cached)
+    if (cached) {
+      if (!floatSymbols.empty() && !checkFloatUse(*cached, pointer, what, text, floatValue))
+        return std::nullopt;
       return checkSign(*cached, pointer, what, text, nonNegative);
+    }
     sym::ParseError parseError;
     auto expr = sym::parseExpr(text, parseError);
     if (!expr) {
@@ -895,7 +901,46 @@ private:
       return std::nullopt;
     *expr = sym::simplify(*expr);
     exprCache.insert(text, *expr);
+    if (!floatSymbols.empty() && !checkFloatUse(*expr, pointer, what, text, floatValue))
+      return std::nullopt;
     return checkSign(*expr, pointer, what, text, nonNegative);
+  }
+
+  /// A float symbol is a run-time float, not a size: it may stand alone as a
+  /// value (a kernel's or extern kernel's argument, an output), never in an
+  /// integer expression.
+  [[gnu::cold]] bool checkFloatUse(const sym::Expr &expr, const Ptr &pointer,
+                                   std::string_view what, std::string_view text,
+                                   bool floatValue) {
+    if (floatValue && expr.isSymbol())
+      return true;
+    for (const std::string &symbol : sym::symbols(expr))
+      if (floatSymbols.count(symbol)) {
+        error(pointer, fmt::format("{} '{}' uses float symbol '{}'; a float symbol is passed "
+                                   "only by itself, as a kernel or extern kernel argument or "
+                                   "an output",
+                                   what, printable(text), symbol));
+        return false;
+      }
+    return true;
+  }
+
+  /// Operands of a subgraph call: its inputs take tensors, integers and
+  /// size symbols, not floats read at run time.
+  bool rejectFloats(const std::vector<Value> &values, const Ptr &pointer) {
+    bool rejected = false;
+    for (size_t i = 0; i < values.size(); ++i)
+      rejected |= rejectFloat(values[i], pointer.child(i), "a subgraph's operand");
+    return rejected;
+  }
+
+  /// \p value is a float symbol by itself, which \p where does not take.
+  bool rejectFloat(const Value &value, const Ptr &pointer, std::string_view where) {
+    if (floatSymbols.empty() || value.kind != Value::Kind::Expr || !value.expr.isSymbol() ||
+        !floatSymbols.count(value.expr.symbolName()))
+      return false;
+    error(pointer, fmt::format("float symbol '{}' cannot be {}", value.expr.symbolName(), where));
+    return true;
   }
 
   std::optional<sym::Expr> checkSign(const sym::Expr &expr, const Ptr &pointer,
@@ -959,6 +1004,8 @@ private:
   }
 
   std::set<std::string, std::less<>> symbolNames;
+  /// Symbols declared "dtype": "float64" (data-dependent floats).
+  std::set<std::string, std::less<>> floatSymbols;
   sym::SymbolValues hints; ///< every symbol's hint, once the symbols are read
   const sym::SymbolValues &symbolHints() const { return hints; }
 
@@ -1049,7 +1096,8 @@ private:
   // --- Semantic step.
 
   void checkGraph(Graph &graph);
-  void checkBindSymbol(const BindSymbolNode &bind, const Ptr &p, bool indexOk, bool integer,
+  void checkBindSymbol(const BindSymbolNode &bind, const Ptr &p, bool indexOk,
+                       std::optional<DType> itemDType,
                        std::set<std::string, std::less<>> &bound);
   /// Fills doc->subgraphOrder; false (with a diagnostic) where subgraphs
   /// call each other in a loop.
@@ -1267,20 +1315,40 @@ void Reader::readSymbols(const Json &root) {
     const Json &s = (*symbols)[i];
     if (!s.is_object())
       continue;
-    if (auto name = s.find("name"); name && name->is_string())
+    if (auto name = s.find("name"); name && name->is_string()) {
       symbolNames.insert(std::string(name->str()));
+      if (auto dtype = s.find("dtype"); dtype && dtype->is_string() && dtype->str() == "float64")
+        floatSymbols.insert(std::string(name->str()));
+    }
   }
   const Ptr table("/symbols");
   for (size_t i = 0; i < symbols->size(); ++i) {
     Ptr pointer = child(table, i);
     const Json &s = (*symbols)[i];
-    if (!expectObject(s, pointer, {"name", "hint", "expr", "unbacked"}, "a symbol"))
+    if (!expectObject(s, pointer, {"name", "hint", "expr", "unbacked", "dtype"}, "a symbol"))
       continue;
     Symbol symbol;
     if (std::optional<Json> unbacked = field(s, pointer, "unbacked", false, "a symbol")) {
       if (!expectType(*unbacked, pointer + "/unbacked", Json::value_t::boolean, "a boolean"))
         continue;
       symbol.unbacked = unbacked->get<bool>();
+    }
+    if (std::optional<Json> dtype = field(s, pointer, "dtype", false, "a symbol")) {
+      auto d = getString(*dtype, pointer + "/dtype");
+      if (!d)
+        continue;
+      if (*d == "float64") {
+        symbol.isFloat = true;
+      } else if (*d != "int64") {
+        error(pointer + "/dtype",
+              fmt::format("unknown symbol dtype '{}'; expected int64 or float64", printable(*d)));
+        continue;
+      }
+      if (symbol.isFloat && !symbol.unbacked) {
+        error(pointer + "/dtype", "a float64 symbol must be unbacked: its value is read from a "
+                                  "tensor by a bind_symbol node");
+        continue;
+      }
     }
     std::optional<Json> name = field(s, pointer, "name", true, "a symbol");
     // An unbacked symbol has no example value of its own.
@@ -2015,7 +2083,7 @@ bool Reader::readValue(const Json &value, const Ptr &pointer, unsigned depth, Va
     out.kind = Value::Kind::View;
     out.view = std::move(view);
   } else if (key == "expr") {
-    auto e = getExpr(item.value(), ip, "expression", false);
+    auto e = getExpr(item.value(), ip, "expression", false, /*floatValue=*/true);
     if (!e)
       return false;
     out.kind = Value::Kind::Expr;
@@ -2240,6 +2308,8 @@ bool Reader::readKernelArg(const Json &value, const Ptr &pointer, KernelArg &arg
       error(pointer + "/value", "a size argument must be an integer or {\"expr\": ...}");
       return false;
     }
+    if (arg.role == ArgRole::Size && rejectFloat(*v, pointer + "/value", "a size argument"))
+      return false;
     arg.value = std::move(*v);
   }
   if (arg.role == ArgRole::InOut) {
@@ -2661,6 +2731,8 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
     cond.falseGraph = *f;
     bool ok = readValues(field(value, pointer, "operands", false, "a cond node"),
                          pointer + "/operands", cond.operands);
+    ok &= !rejectFloats(cond.operands, pointer + "/operands");
+    ok &= !rejectFloat(cond.predicate, pointer + "/predicate", "a cond node's predicate");
     ok &= readNameList(field(value, pointer, "results", false, "a cond node"),
                        pointer + "/results", cond.results);
     if (std::optional<Json> result = field(value, pointer, "result", false, "a cond node")) {
@@ -2703,6 +2775,8 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
                          loop.carried);
     ok &= readValues(field(value, pointer, "additional", false, what), pointer + "/additional",
                      loop.additional);
+    ok &= !rejectFloats(loop.carried, pointer + "/carried");
+    ok &= !rejectFloats(loop.additional, pointer + "/additional");
     if (!ok)
       return false;
     node.body.emplace<Boxed<WhileLoopNode>>(std::move(loop));
@@ -2724,7 +2798,8 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
     invoke.graph = *g;
     invoke.result = *r;
     if (!readValues(field(value, pointer, "operands", false, what), pointer + "/operands",
-                    invoke.operands))
+                    invoke.operands) ||
+        rejectFloats(invoke.operands, pointer + "/operands"))
       return false;
     node.body.emplace<Boxed<InvokeSubgraphNode>>(std::move(invoke));
     return true;
@@ -3321,6 +3396,9 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
                                    "{\"expr\": ...}, an integer or null");
           continue;
         }
+        // A subgraph's outputs become its caller's buffers and symbols.
+        if (!topLevel && rejectFloat(*v, child(op, i), "a subgraph's output"))
+          continue;
         graph.outputs.push_back(std::move(*v));
       }
     }
@@ -3334,10 +3412,23 @@ bool Reader::readGraph(const Json &object, const Ptr &pointer, Graph &graph,
 /// The rest of a bind_symbol node's checks: out of line, as most graphs
 /// have none (checkGraph's loop stays as small as it was without them).
 [[gnu::cold]] void Reader::checkBindSymbol(const BindSymbolNode &bind, const Ptr &p,
-                                           bool indexOk, bool integer,
+                                           bool indexOk, std::optional<DType> itemDType,
                                            std::set<std::string, std::less<>> &bound) {
-  if (!integer)
-    error(p + "/tensor", "an item read binds an integer: expected an integer or bool tensor");
+  // .item() binds an integer symbol from an integer or bool tensor, a float
+  // symbol from a floating-point one.
+  const bool floatSymbol = floatSymbols.count(bind.symbol) != 0;
+  if (floatSymbol && bind.read != BindSymbolNode::Read::Item)
+    error(p + "/read", fmt::format("float symbol '{}' is bound by an item read only",
+                                   bind.symbol));
+  else if (floatSymbol && itemDType &&
+           (isIntegral(*itemDType) || *itemDType == DType::Complex64 ||
+            *itemDType == DType::Complex128))
+    error(p + "/tensor", fmt::format("an item read binding float symbol '{}' reads a "
+                                     "floating-point tensor, not {}",
+                                     bind.symbol, dtypeName(*itemDType)));
+  else if (!floatSymbol && itemDType && !isIntegral(*itemDType))
+    error(p + "/tensor", "an item read binds an integer: expected an integer or bool tensor "
+                         "(a float symbol, declared \"dtype\": \"float64\", binds a float)");
   if (!indexOk)
     error(p + "/index", fmt::format("'{}' is not a tuple buffer; an index selects items of one",
                                     bind.tensor.text));
@@ -4027,8 +4118,7 @@ void Reader::checkGraph(Graph &graph) {
           if (tensor.kind == Value::Kind::Buffer && bind.index.empty())
             rejectTuple(tensor.text, tensor.tensor, p + "/tensor");
         }
-        // .item() binds an integer: of an integer or bool tensor only.
-        bool integer = true;
+        std::optional<DType> itemDType;
         if (bind.read == BindSymbolNode::Read::Item) {
           const bool view = tensor.kind == Value::Kind::View;
           if (const TensorInfo *info = findTensor(view ? tensor.view->base : tensor.text,
@@ -4038,11 +4128,11 @@ void Reader::checkGraph(Graph &graph) {
                                    : info->kind == TensorKind::Input
                                        ? graph.inputs[info->index].layout
                                        : graph.constants[info->index].layout;
-            integer = isIntegral(layout.dtype);
+            itemDType = layout.dtype;
           }
         }
         checkBindSymbol(bind, p, bind.index.empty() || isTuple(tensor.text, tensor.tensor),
-                        integer, boundSymbols);
+                        itemDType, boundSymbols);
       }
     }
     // The part that ends the graph checks what follows its nodes.

@@ -265,7 +265,9 @@ std::string Printer::line(const Line &l) const {
 std::string Printer::print() {
   out = fmt::format("wirc.module @{}\n", module.name);
   for (const graph::Symbol &symbol : module.symbols) {
-    out += fmt::format("symbol {} hint {}", symbol.name, symbol.hint);
+    // A float symbol has no size hint: it is never a size.
+    out += symbol.isFloat ? fmt::format("symbol {} float64", symbol.name)
+                          : fmt::format("symbol {} hint {}", symbol.name, symbol.hint);
     if (symbol.expr)
       out += " = " + sym::toString(*symbol.expr);
     out += "\n";

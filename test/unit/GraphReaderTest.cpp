@@ -419,3 +419,31 @@ TEST_CASE("subgraphs that call each other are ordered callees first, loops rejec
   CHECK(acyclic > 50);
   CHECK(cyclic > 20);
 }
+
+TEST_CASE("a float symbol stands alone however often its spelling was read before",
+          "[reader][symbols]") {
+  std::ifstream in(std::string(WIRC_SOURCE_DIR) + "/test/lit/python/Inputs/item-float.json");
+  const nlohmann::json good = nlohmann::json::parse(in);
+  {
+    DiagnosticEngine diag;
+    auto doc = test::read(good.dump(), diag);
+    REQUIRE(doc);
+    REQUIRE(doc->main.symbols.size() == 1);
+    CHECK(doc->main.symbols[0].isFloat);
+    CHECK(doc->main.symbols[0].unbacked);
+  }
+  // The reader parses each spelling once: "zuf0" read first as a value (the
+  // kernel's argument) must still be an error in an assert read after it.
+  nlohmann::json later = good;
+  later["nodes"].push_back({{"op", "assert_scalar"}, {"lhs", "zuf0"}, {"cmp", ">"}, {"rhs", 0}});
+  DiagnosticEngine diag;
+  CHECK_FALSE(test::read(later.dump(), diag));
+  CHECK(test::firstError(diag).find("uses float symbol 'zuf0'") != std::string::npos);
+  // An integer symbol of the same document is unaffected.
+  nlohmann::json mixed = good;
+  mixed["symbols"].push_back({{"name", "u0"}, {"unbacked", true}});
+  mixed["symbols"][0].erase("dtype");
+  DiagnosticEngine intDiag;
+  CHECK_FALSE(test::read(mixed.dump(), intDiag));
+  CHECK(test::firstError(intDiag).find("an item read binds an integer") != std::string::npos);
+}

@@ -1060,3 +1060,14 @@ def cpu_as_strided_outputs():
         return (y.diagonal(), y.t(), x.as_strided((3, 4), (2, 1), 1),
                 y.unfold(1, 2, 2))
     return fn, (randn(6, 6),)
+
+
+@program("cpu_item_float", data_dependent=True)
+def cpu_item_float():
+    # Data-dependent floats (.item() of float tensors, unbacked `zuf0`):
+    # returned, divided by, and passed to an extern kernel (clamp's bound).
+    def fn(x, y):
+        m = x.abs().max().item()
+        lo = y.min().item()
+        return x / m, m, torch.clamp(y @ y.t(), min=lo), lo * 2.0
+    return fn, (randn(6, 5), randn(4, 3))

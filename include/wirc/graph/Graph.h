@@ -156,6 +156,10 @@ struct Symbol {
   /// Data-dependent (Inductor's unbacked SymInt): bound mid-graph by a
   /// bind_symbol node, from what a tensor holds at run time.
   bool unbacked = false;
+  /// A data-dependent float (Inductor's unbacked SymFloat, `zuf0`): always
+  /// unbacked, bound by an item read of a floating-point tensor, and used
+  /// only by itself as a value, never in a size or expression.
+  bool isFloat = false;
 };
 
 /// The hint of an unbacked symbol the document gives none (Inductor's

@@ -316,11 +316,14 @@ class _GraphConverter:
             return
         if _is_unbacked(sym):
             # Bound by a bind_symbol node where Inductor binds it; plans
-            # compare its sizes symbolically.
-            if not sym.is_integer:
-                raise ExportError(f"unbacked symbol {name} is not an integer (a data-dependent "
-                                  "float is not exported)")
-            self.symbols[name] = {"name": name, "unbacked": True}
+            # compare its sizes symbolically. A data-dependent float (zuf0,
+            # a float tensor's .item()) is a float64 symbol: never a size.
+            if _is_unbacked_float(sym):
+                self.symbols[name] = {"name": name, "unbacked": True, "dtype": "float64"}
+            elif sym.is_integer:
+                self.symbols[name] = {"name": name, "unbacked": True}
+            else:
+                raise ExportError(f"unbacked symbol {name} is neither an integer nor a float")
             return
         try:
             hint = int(self.graph.sizevars.size_hint(sym))
@@ -352,6 +355,14 @@ class _GraphConverter:
             sympy.sympify(e)
         if e.is_Integer:
             return int(e)
+        if e.is_Symbol and _is_unbacked_float(e):
+            # A data-dependent float passed by itself (a kernel's argument).
+            self.symbol(e)
+            return str(e)
+        floats = sorted(str(f) for f in e.free_symbols if _is_unbacked_float(f))
+        if floats:
+            raise ExportError(f"expression {e} computes with the data-dependent float "
+                              f"{floats[0]}; wirc takes such a float only by itself")
         e = lines.integer_form(e, FloorDiv)
         if e.is_Integer:
             return int(e)
@@ -625,7 +636,7 @@ class _GraphConverter:
             if role in ("input", "output", "in_out"):
                 args.append(self.tensor_arg(role, param, raw))
             elif role == "size":
-                args.append({"role": "size", "name": param, "value": {"expr": self.expr(raw)}})
+                args.append(self.ks_arg(param, raw))
             else:
                 value = self.value(raw) if not isinstance(raw, str) else raw
                 if isinstance(value, dict) and ("expr" in value or "float" in value):
@@ -638,6 +649,13 @@ class _GraphConverter:
         if numels:
             node["numels"] = numels
         self.nodes.append(node)
+
+    def ks_arg(self, param: str, raw: Any) -> dict:
+        """A `ks` parameter: a size, or a data-dependent float passed by itself
+        (a scalar argument: the graph format's sizes are integers)."""
+        value = self.expr(raw)
+        floating = isinstance(value, str) and self.symbols.get(value, {}).get("dtype") == "float64"
+        return {"role": "scalar" if floating else "size", "name": param, "value": {"expr": value}}
 
     def tensor_arg(self, role: str, param: str, raw: Any) -> dict:
         """A kernel's tensor argument. An in_out argument on a buffer that
@@ -674,7 +692,7 @@ class _GraphConverter:
                         else "input")
                 args.append(self.tensor_arg(role, pname, raw))
             elif re.fullmatch(r"ks\d+", pname):
-                args.append({"role": "size", "name": pname, "value": {"expr": self.expr(raw)}})
+                args.append(self.ks_arg(pname, raw))
             else:
                 value = self.value(raw) if not isinstance(raw, (str, int, float, bool)) else raw
                 if isinstance(value, str):
@@ -1313,6 +1331,12 @@ def _is_unbacked(sym: Any) -> bool:
     """A data-dependent symbol (u0, ...): its value is known only at run time."""
     from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
     return bool(free_unbacked_symbols(sym))
+
+
+def _is_unbacked_float(sym: Any) -> bool:
+    """A data-dependent float (zuf0: a float tensor's .item())."""
+    from torch.utils._sympy.symbol import SymT, symbol_is_type
+    return isinstance(sym, sympy.Symbol) and symbol_is_type(sym, SymT.UNBACKED_FLOAT)
 
 
 class _Exporter:
