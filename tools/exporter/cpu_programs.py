@@ -1071,3 +1071,24 @@ def cpu_item_float():
         lo = y.min().item()
         return x / m, m, torch.clamp(y @ y.t(), min=lo), lo * 2.0
     return fn, (randn(6, 5), randn(4, 3))
+
+
+@program("cpu_item_float_fused", data_dependent=True)
+def cpu_item_float_fused():
+    # Arithmetic on a data-dependent float, which Inductor fuses into the
+    # kernel that takes the float: a scale, a fill value and a clamp bound.
+    def fn(x):
+        m = x.abs().max().item()
+        return x * (m * 2 + 1), torch.full((3,), m), x.clamp(max=m / 2)
+    return fn, (randn(6, 5),)
+
+
+@program("cpu_item_float_extern", data_dependent=True)
+def cpu_item_float_extern():
+    # A data-dependent float as an extern kernel's keyword (addmm's alpha)
+    # and a fused kernel's argument (leaky_relu's slope).
+    def fn(x, w):
+        s = x.std().item()
+        return torch.addmm(x, w, w.t(), alpha=s), torch.nn.functional.leaky_relu(x, s)
+    return fn, (randn(4, 4), randn(4, 4))
+
