@@ -1529,9 +1529,13 @@ void CppEmitter::condCall(std::string &text, const Line &l, const CondLine &c) {
 }
 
 std::string CppEmitter::condPredicate(const CondLine &c) {
-  if (c.compare)
-    return fmt::format("({}) {} ({})", expr(c.compare->lhs), graph::compareSpelling(c.compare->cmp),
-                       expr(c.compare->rhs));
+  if (c.compare) {
+    std::string joined;
+    for (const graph::SizeComparison &t : c.compare->terms)
+      joined += fmt::format("{}({}) {} ({})", joined.empty() ? "" : c.compare->any ? " || " : " && ",
+                            expr(t.lhs), graph::compareSpelling(t.cmp), expr(t.rhs));
+    return c.compare->terms.size() == 1 ? joined : "(" + joined + ")";
+  }
   const Value &predicate = *c.predicate;
   switch (predicate.kind) {
   case Value::Kind::Bool:

@@ -419,6 +419,19 @@ private:
     });
   }
 
+  /// `operator.and_(a, b)` or `operator.or_(a, b)` of two SymBool nodes.
+  unsigned joinNode(unsigned a, unsigned b, bool any) {
+    std::string_view op = any ? "or_" : "and_";
+    return callNode(op, fmt::format("operator.{}", op), [&](TextBuffer &s) {
+      s += '(';
+      appendRef(s, a);
+      s += ", "sv;
+      appendRef(s, b);
+      s += ')';
+      s += kNoKwargs;
+    });
+  }
+
   static std::string opTarget(const std::string &op) {
     if (op.starts_with("extern_kernels."))
       return "torch." + op.substr(15);
@@ -845,10 +858,14 @@ void FxGraphPrinter::line(const Line &l) {
             std::string_view condName = c.tupleResult != kNoBuffer
                                             ? std::string_view(module.buffer(c.tupleResult).name)
                                             : std::string_view("cond");
-            // A comparison of sizes is a node of its own, as a SymBool is.
+            // A comparison of sizes is a node of its own, as a SymBool is;
+            // several are joined by operator.and_ / or_ nodes.
             std::optional<unsigned> compared;
             if (c.compare)
-              compared = compareNode(c.compare->lhs, c.compare->cmp, c.compare->rhs);
+              for (const graph::SizeComparison &t : c.compare->terms) {
+                unsigned term = compareNode(t.lhs, t.cmp, t.rhs);
+                compared = !compared ? term : joinNode(*compared, term, c.compare->any);
+              }
             unsigned cond = callNode(condName, "torch.ops.higher_order.cond", [&](TextBuffer &s) {
               // The operands' views take their names before the predicate's.
               TextBuffer operands;

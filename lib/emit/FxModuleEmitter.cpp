@@ -655,8 +655,20 @@ void GraphBuilder::emitLine(const Line &l) {
             TextBuffer operands;
             appendValues(operands, c.operands);
             TextBuffer predicate;
-            if (c.compare) // a SymBool
-              predicate += compareNode("pred", c.compare->lhs, c.compare->cmp, c.compare->rhs);
+            if (c.compare) { // a SymBool, or several joined
+              std::string joined;
+              for (const graph::SizeComparison &t : c.compare->terms) {
+                std::string term = compareNode("pred", t.lhs, t.cmp, t.rhs);
+                if (!joined.empty()) {
+                  std::string both = fresh("pred");
+                  linef("{} = g.call_function(operator.{}, ({}, {}))", both,
+                        c.compare->any ? "or_" : "and_", joined, term);
+                  term = both;
+                }
+                joined = term;
+              }
+              predicate += joined;
+            }
             else
               appendValue(predicate, c.predicate);
             std::string n = fresh("cond");

@@ -86,6 +86,14 @@ private:
     return fmt::format("{} {} {}", expr(lhs), graph::compareSpelling(cmp), expr(rhs));
   }
 
+  /// A cond's predicate on sizes, its comparisons joined by `and` or `or`.
+  static std::string sizePredicate(const graph::SizePredicate &p) {
+    std::string out;
+    for (const graph::SizeComparison &t : p.terms)
+      out += (out.empty() ? "" : p.any ? " or " : " and ") + comparison(t.lhs, t.cmp, t.rhs);
+    return out;
+  }
+
   static std::vector<std::string> exprs(std::span<const sym::Expr> list) {
     std::vector<std::string> items;
     for (const sym::Expr &e : list)
@@ -635,7 +643,7 @@ void PythonEmitter::body(const Line &l) {
 // Subgraph calls are rare: printed out of line, so that the visitor of the
 // common lines stays small.
 void PythonEmitter::cond(const Line &l, const CondLine &c) {
-  std::string pred = c.compare ? comparison(c.compare->lhs, c.compare->cmp, c.compare->rhs)
+  std::string pred = c.compare ? sizePredicate(*c.compare)
                      : c.predicate->kind == Value::Kind::Buffer ? value(c.predicate) + ".item()"
                                                                 : value(c.predicate);
   std::vector<std::string> results;

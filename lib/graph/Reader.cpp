@@ -2707,17 +2707,38 @@ bool Reader::readNode(const Json &value, const Ptr &pointer, Node &node) {
     if (!pred || !trueGraph || !falseGraph)
       return false;
     CondNode cond;
-    // A comparison of sizes, {"compare": {"lhs", "cmp", "rhs"}}, or a value.
+    // A comparison of sizes, {"compare": {"lhs", "cmp", "rhs"}}, several
+    // joined ({"all": [...]}, {"any": [...]}), or a value.
     Ptr pp = pointer + "/predicate";
     std::optional<Value> p;
-    if (pred->is_object() && pred->size() == 1 && pred->member(0).key() == "compare") {
-      Ptr cp = pp + "/compare";
+    std::string_view join =
+        pred->is_object() && pred->size() == 1 ? pred->member(0).key() : std::string_view();
+    if (join == "compare" || join == "all" || join == "any") {
       const char *what = "a size comparison";
-      std::optional<Json> fields[3];
-      cond.compare.emplace();
-      if (!expectObject(pred->member(0).value(), cp, {"lhs", "cmp", "rhs"}, what, fields) ||
-          !readComparison(cp, what, fields, *cond.compare))
-        return false;
+      const Json &terms = pred->member(0).value();
+      Ptr jp = pp.child(join);
+      cond.compare.emplace().any = join == "any";
+      auto readTerm = [&](const Json &term, const Ptr &tp) {
+        std::optional<Json> fields[3];
+        return expectObject(term, tp, {"lhs", "cmp", "rhs"}, what, fields) &&
+               readComparison(tp, what, fields, cond.compare->terms.emplace_back());
+      };
+      if (join == "compare") {
+        if (!readTerm(terms, jp))
+          return false;
+      } else {
+        if (!expectType(terms, jp, Json::value_t::array, "an array of size comparisons"))
+          return false;
+        if (terms.size() == 0) {
+          error(jp, fmt::format("'{}' joins no comparisons; expected at least one", join));
+          return false;
+        }
+        bool ok = true;
+        for (size_t i = 0; i < terms.size(); ++i)
+          ok &= readTerm(terms[i], child(jp, i));
+        if (!ok)
+          return false;
+      }
       p.emplace();
     } else {
       p = readValue(*pred, pp, 0);

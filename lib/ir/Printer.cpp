@@ -225,11 +225,16 @@ std::string Printer::line(const Line &l) const {
               results += (i ? ", " : "") + name(c.results[i]);
             if (c.tupleResult != kNoBuffer)
               results = name(c.tupleResult);
-            std::string predicate =
-                c.compare ? fmt::format("({} {} {})", sym::toString(c.compare->lhs),
-                                        graph::compareSpelling(c.compare->cmp),
-                                        sym::toString(c.compare->rhs))
-                          : value(c.predicate);
+            std::string predicate;
+            if (c.compare) {
+              for (const graph::SizeComparison &t : c.compare->terms)
+                predicate += fmt::format("{}({} {} {})",
+                                         predicate.empty() ? "" : c.compare->any ? " or " : " and ",
+                                         sym::toString(t.lhs), graph::compareSpelling(t.cmp),
+                                         sym::toString(t.rhs));
+            } else {
+              predicate = value(c.predicate);
+            }
             return fmt::format("({}) = cond {} then @{} else @{} ({})", results, predicate,
                                module.functions[c.trueFunction].name,
                                module.functions[c.falseFunction].name, values(c.operands));

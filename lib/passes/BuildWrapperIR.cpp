@@ -864,10 +864,11 @@ void FunctionBuilder::buildNode(graph::Node &node) {
                    },
                    [&](const CondLine &l) {
                      checkValue(*l.predicate, "the cond");
-                     if (l.compare) {
-                       check(l.compare->lhs, "the cond");
-                       check(l.compare->rhs, "the cond");
-                     }
+                     if (l.compare)
+                       for (const graph::SizeComparison &t : l.compare->terms) {
+                         check(t.lhs, "the cond");
+                         check(t.rhs, "the cond");
+                       }
                      checkValues(l.operands, "the cond");
                    },
                    [&](const WhileLoopLine &l) {

@@ -1092,3 +1092,14 @@ def cpu_item_float_extern():
         return torch.addmm(x, w, w.t(), alpha=s), torch.nn.functional.leaky_relu(x, s)
     return fn, (randn(4, 4), randn(4, 4))
 
+
+
+@program("cpu_cond_joined_sizes", dynamic=True)
+def cpu_cond_joined_sizes():
+    # torch.cond on comparisons of sizes joined by & and by | (SymBools).
+    def fn(x):
+        wide = torch.cond((x.shape[0] > 4) & (x.shape[1] < 8), lambda t: t * 2,
+                          lambda t: t - 2, (x,))
+        return torch.cond((x.shape[0] < 3) | (x.shape[1] > 2), lambda t: t.sin(),
+                          lambda t: t.cos(), (wide,))
+    return fn, (randn(7, 3),)

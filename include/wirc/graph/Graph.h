@@ -379,10 +379,17 @@ struct SizeComparison {
   Compare cmp = Compare::EQ;
 };
 
+/// A torch.cond predicate on sizes: one comparison, or several that must
+/// all hold (`and`, sympy's And) or of which one must (`or`, sympy's Or).
+struct SizePredicate {
+  std::vector<SizeComparison> terms; ///< at least one
+  bool any = false;                  ///< joined by `or`, not `and`
+};
+
 /// torch.cond: runs one of two subgraphs on the operands.
 struct CondNode {
-  Value predicate;                       ///< a bool tensor, a bool or an integer, or
-  std::optional<SizeComparison> compare; ///< a comparison of sizes (predicate unused)
+  Value predicate;                      ///< a bool tensor, a bool or an integer, or
+  std::optional<SizePredicate> compare; ///< a predicate on sizes (predicate unused)
   std::string trueGraph;
   std::string falseGraph;
   std::vector<Value> operands;

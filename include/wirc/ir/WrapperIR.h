@@ -367,7 +367,7 @@ struct SubgraphExitLine {};
 struct CondLine {
   Boxed<Value> predicate; ///< a bool tensor, a bool or an integer, unless
   /// a comparison of sizes (`x.shape[0] > 4`) decides instead.
-  std::optional<graph::SizeComparison> compare;
+  std::optional<graph::SizePredicate> compare;
   unsigned trueFunction = 0;
   unsigned falseFunction = 0;
   std::vector<Value> operands;

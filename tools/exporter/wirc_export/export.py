@@ -1069,20 +1069,31 @@ class _GraphConverter:
                            "operands": [self.value(v) for v in invoke.inputs],
                            "result": result})
 
+    def size_comparison(self, rel: Any) -> Optional[dict]:
+        """`{"lhs", "cmp", "rhs"}` of a comparison of sizes, or None."""
+        if isinstance(rel, sympy.core.relational.Relational) and \
+                rel.rel_op in ("==", "!=", "<", "<=", ">", ">="):
+            return {"lhs": self.expr(rel.lhs), "cmp": rel.rel_op, "rhs": self.expr(rel.rhs)}
+        return None
+
     def cond(self, conditional: Any) -> None:
         predicate = getattr(conditional.predicate, "expr", None)
         exported: Any
         if isinstance(predicate, sympy.logic.boolalg.BooleanAtom):
             exported = bool(predicate)
-        elif isinstance(predicate, sympy.core.relational.Relational) and \
-                predicate.rel_op in ("==", "!=", "<", "<=", ">", ">="):
+        elif self.size_comparison(predicate) is not None:
             # A comparison of sizes (x.shape[0] > 4), a SymBool.
-            exported = {"compare": {"lhs": self.expr(predicate.lhs), "cmp": predicate.rel_op,
-                                    "rhs": self.expr(predicate.rhs)}}
+            exported = {"compare": self.size_comparison(predicate)}
+        elif isinstance(predicate, (sympy.And, sympy.Or)) and all(
+                self.size_comparison(a) is not None for a in predicate.args):
+            # Comparisons joined by & or | (sympy's And, Or).
+            exported = {"all" if isinstance(predicate, sympy.And) else "any":
+                        [self.size_comparison(a) for a in predicate.args]}
         elif isinstance(predicate, sympy.logic.boolalg.Boolean):
-            raise ExportError(f"torch.cond on the size predicate {predicate}: only one "
-                              "comparison of sizes (==, !=, <, <=, >, >=) is supported, not "
-                              f"{type(predicate).__name__}")
+            raise ExportError(f"torch.cond on the size predicate {predicate}: comparisons of "
+                              "sizes (==, !=, <, <=, >, >=), alone or all joined by one of "
+                              f"And and Or, are supported, not {type(predicate).__name__} "
+                              "of these")
         else:
             exported = self.value(conditional.predicate)
         names = [self.called_subgraph(sub, "torch.cond")

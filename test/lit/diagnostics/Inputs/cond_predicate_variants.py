@@ -1,6 +1,6 @@
 """cond_predicate_variants.py GOOD.json OUT_DIR WIRC: malformed variants of a
-torch.cond on a comparison of sizes (python/Inputs/cond_size_predicate.json),
-each compiled by WIRC."""
+torch.cond on a comparison of sizes, or several joined by "all" or "any"
+(python/Inputs/cond_size_predicate.json), each compiled by WIRC."""
 import sys
 
 from variants import Variants
@@ -36,4 +36,10 @@ def unbacked_before_binding(doc):
 
 
 variant("unbacked-unbound", unbacked_before_binding)
+# Comparisons joined by "all" or "any".
+term = {"lhs": "s77", "cmp": ">", "rhs": 4}
+variant("all-empty", predicate({"all": []}))
+variant("any-not-array", predicate({"any": term}))
+variant("all-bad-term", predicate({"all": [term, {"lhs": "s27", "cmp": "=<", "rhs": 8}]}))
+variant("any-term-not-object", predicate({"any": [term, "s27 < 8"]}))
 variants.run(sys.argv[3])
