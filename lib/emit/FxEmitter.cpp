@@ -404,32 +404,30 @@ private:
     });
   }
 
-  /// `operator.gt(lhs, rhs)` and the like: a comparison of sizes, for an
-  /// assert or a cond's predicate.
-  unsigned compareNode(const sym::Expr &lhs, graph::Compare cmp, const sym::Expr &rhs) {
-    std::string_view op = graph::compareOperatorName(cmp);
-    std::string target = fmt::format("operator.{}", op);
-    return callNode(op, target, [&](TextBuffer &s) {
+  /// `operator.OP(a, b)`, the operands appended by \p operand (0, then 1).
+  template <typename Operand>
+  unsigned operatorNode(std::string_view op, Operand &&operand) {
+    return callNode(op, fmt::format("operator.{}", op), [&](TextBuffer &s) {
       s += '(';
-      appendExpr(s, lhs);
+      operand(s, 0);
       s += ", "sv;
-      appendExpr(s, rhs);
+      operand(s, 1);
       s += ')';
       s += kNoKwargs;
     });
   }
 
+  /// `operator.gt(lhs, rhs)` and the like: a comparison of sizes, for an
+  /// assert or a cond's predicate.
+  unsigned compareNode(const sym::Expr &lhs, graph::Compare cmp, const sym::Expr &rhs) {
+    return operatorNode(graph::compareOperatorName(cmp),
+                        [&](TextBuffer &s, int i) { appendExpr(s, i ? rhs : lhs); });
+  }
+
   /// `operator.and_(a, b)` or `operator.or_(a, b)` of two SymBool nodes.
   unsigned joinNode(unsigned a, unsigned b, bool any) {
-    std::string_view op = any ? "or_" : "and_";
-    return callNode(op, fmt::format("operator.{}", op), [&](TextBuffer &s) {
-      s += '(';
-      appendRef(s, a);
-      s += ", "sv;
-      appendRef(s, b);
-      s += ')';
-      s += kNoKwargs;
-    });
+    return operatorNode(any ? "or_" : "and_",
+                        [&](TextBuffer &s, int i) { appendRef(s, i ? b : a); });
   }
 
   static std::string opTarget(const std::string &op) {
