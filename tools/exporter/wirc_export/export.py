@@ -1090,10 +1090,10 @@ class _GraphConverter:
             exported = {"all" if isinstance(predicate, sympy.And) else "any":
                         [self.size_comparison(a) for a in predicate.args]}
         elif isinstance(predicate, sympy.logic.boolalg.Boolean):
-            raise ExportError(f"torch.cond on the size predicate {predicate}: comparisons of "
-                              "sizes (==, !=, <, <=, >, >=), alone or all joined by one of "
-                              f"And and Or, are supported, not {type(predicate).__name__} "
-                              "of these")
+            raise ExportError(f"torch.cond on the size predicate {predicate}: one comparison "
+                              "of sizes (==, !=, <, <=, >, >=), or several joined all by And "
+                              f"or all by Or, is exported; this {type(predicate).__name__} is "
+                              "neither")
         else:
             exported = self.value(conditional.predicate)
         names = [self.called_subgraph(sub, "torch.cond")
