@@ -1103,3 +1103,34 @@ def cpu_cond_joined_sizes():
         return torch.cond((x.shape[0] < 3) | (x.shape[1] > 2), lambda t: t.sin(),
                           lambda t: t.cos(), (wide,))
     return fn, (randn(7, 3),)
+
+
+@program("cpu_embedding_max_norm")
+def cpu_embedding_max_norm():
+    # F.embedding with max_norm renormalizes the rows it reads in place: an
+    # input (the weight) mutated by a fallback (embedding_renorm_).
+    def fn(idx, weight):
+        return F.embedding(idx, weight, max_norm=1.0) * 2, weight.sum(1)
+    return fn, (torch.tensor([[0, 2, 4], [4, 3, 1]]), randn(6, 5) * 3)
+
+
+@program("cpu_unique_consecutive_counts", data_dependent=True)
+def cpu_unique_consecutive_counts():
+    # unique_consecutive with inverse and counts: three outputs, two of them
+    # sized by the data.
+    def fn(x):
+        values, inverse, counts = torch.unique_consecutive(x, return_inverse=True,
+                                                            return_counts=True)
+        return values * 2, inverse, counts.float().mean()
+    return fn, (torch.tensor([1, 1, 2, 2, 2, 3, 1, 1, 5]),)
+
+
+@program("cpu_histogram_antialias")
+def cpu_histogram_antialias():
+    # torch.histogram (counts and bin edges) and an antialiased resize, both
+    # fallbacks.
+    def fn(x, img):
+        hist, edges = torch.histogram(x, bins=5, range=(-2.0, 2.0))
+        small = F.interpolate(img, size=(3, 3), mode="bilinear", antialias=True)
+        return hist * 1, edges + 0, small
+    return fn, (randn(40), randn(1, 2, 8, 8))
