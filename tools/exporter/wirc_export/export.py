@@ -1079,16 +1079,17 @@ class _GraphConverter:
     def cond(self, conditional: Any) -> None:
         predicate = getattr(conditional.predicate, "expr", None)
         exported: Any
+        single = self.size_comparison(predicate)
+        joined = [self.size_comparison(a) for a in predicate.args] \
+            if isinstance(predicate, (sympy.And, sympy.Or)) else None
         if isinstance(predicate, sympy.logic.boolalg.BooleanAtom):
             exported = bool(predicate)
-        elif self.size_comparison(predicate) is not None:
+        elif single is not None:
             # A comparison of sizes (x.shape[0] > 4), a SymBool.
-            exported = {"compare": self.size_comparison(predicate)}
-        elif isinstance(predicate, (sympy.And, sympy.Or)) and all(
-                self.size_comparison(a) is not None for a in predicate.args):
+            exported = {"compare": single}
+        elif joined is not None and None not in joined:
             # Comparisons joined by & or | (sympy's And, Or).
-            exported = {"all" if isinstance(predicate, sympy.And) else "any":
-                        [self.size_comparison(a) for a in predicate.args]}
+            exported = {"all" if isinstance(predicate, sympy.And) else "any": joined}
         elif isinstance(predicate, sympy.logic.boolalg.Boolean):
             raise ExportError(f"torch.cond on the size predicate {predicate}: one comparison "
                               "of sizes (==, !=, <, <=, >, >=), or several joined all by And "
