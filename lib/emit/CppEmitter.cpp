@@ -154,7 +154,11 @@ std::string scalarType(const std::string &type) {
 class CppEmitter {
 public:
   CppEmitter(const Module &module, const EmitOptions &options)
-      : module(module), options(options) {}
+      : module(module), options(options) {
+    for (const graph::Symbol &symbol : module.symbols)
+      if (symbol.isFloat)
+        floatSymbols.insert(symbol.name);
+  }
 
   std::string emit();
 
@@ -167,8 +171,15 @@ private:
   std::map<std::string, unsigned> externOps;
   std::string externResolution;
   std::set<std::pair<KernelId, unsigned>> launchers;
+  /// Float symbols (doubles in the wrapper); the reader lets one appear only
+  /// as a whole value.
+  std::set<std::string, std::less<>> floatSymbols;
 
   const std::string &name(BufferId b) const { return module.buffer(b).name; }
+  bool isFloatSymbol(const Value &v) const {
+    return v.kind == Value::Kind::Expr && v.expr.isSymbol() &&
+           floatSymbols.count(v.expr.symbolName()) != 0;
+  }
   static std::string expr(const sym::Expr &e) { return sym::printCpp(e); }
 
   std::string array(std::span<const sym::Expr> list) const {
@@ -401,7 +412,8 @@ std::string CppEmitter::externValue(const Value &v, std::string &decls, unsigned
   case Value::Kind::String:
     return fmt::format("wirc::rt::extern_string({}, {})", cppStringLiteral(v.text()), v.text().size());
   case Value::Kind::Expr:
-    return fmt::format("wirc::rt::extern_int({})", expr(v.expr));
+    return fmt::format("wirc::rt::extern_{}({})", isFloatSymbol(v) ? "double" : "int",
+                       expr(v.expr));
   case Value::Kind::DType:
     return fmt::format("wirc::rt::extern_dtype(\"{}\")", graph::dtypeName(v.dtype));
   case Value::Kind::Device:
@@ -573,9 +585,9 @@ std::string CppEmitter::aotiScalarTensor(const Value &v, std::string &decls,
   std::string value;
   if (v.kind == Value::Kind::Bool) {
     value = v.boolValue ? "true" : "false";
-  } else if (v.kind == Value::Kind::Float) {
+  } else if (v.kind == Value::Kind::Float || isFloatSymbol(v)) {
     dtype = scalarPeer && isFloating(*scalarPeer) ? floating(*scalarPeer) : DType::Float32;
-    value = doubleLiteral(v.floatValue);
+    value = v.kind == Value::Kind::Float ? doubleLiteral(v.floatValue) : expr(v.expr);
   } else {
     value = v.kind == Value::Kind::Int ? intLiteral(v.intValue) : expr(v.expr);
     if (!scalarPeer || *scalarPeer == DType::Bool)
@@ -769,7 +781,7 @@ std::vector<std::string> CppEmitter::aotiArgument(const SchemaType &type, const 
       return {intLiteral(v.intValue)};
     if (v.kind == Value::Kind::Bool)
       return {v.boolValue ? "1" : "0"};
-    if (v.kind == Value::Kind::Expr)
+    if (v.kind == Value::Kind::Expr && !isFloatSymbol(v))
       return {expr(v.expr)};
     if (v.kind == Value::Kind::Buffer && module.buffer(v.buffer).kind == BufferKind::SymbolInput)
       return {module.buffer(v.buffer).name};
@@ -1343,7 +1355,10 @@ void CppEmitter::body(std::string &text, const Line &l) {
           },
           [&](const SymbolBindingLine &b) {
             // "const int64_t u0 = ...", or "u0 = ..." for a symbol input bound again.
-            std::string_view decl = reboundInputs.count(b.symbol) ? "" : "const int64_t ";
+            const bool isFloat = floatSymbols.count(b.symbol) != 0;
+            std::string_view decl = reboundInputs.count(b.symbol) ? ""
+                                    : isFloat                     ? "const double "
+                                                                  : "const int64_t ";
             switch (b.source) {
             case SymbolBindingLine::Source::Input:
               // The prologue binds each symbol input from symbols[] under its
@@ -1370,22 +1385,33 @@ void CppEmitter::body(std::string &text, const Line &l) {
             if (b.source != SymbolBindingLine::Source::Item)
               return;
             // .item() of an integer or bool tensor: the stream is waited for,
-            // then the element copied back (a bool binds 0 or 1).
+            // then the element copied back (a bool binds 0 or 1). A float
+            // symbol's element is widened to double.
             const BufferInfo &base = module.buffer(b.tensor);
             if (base.isTuple || !b.index.empty())
               unsupported(fmt::format("symbol '{}' bound to an item of a tuple buffer",
                                       b.symbol));
-            std::string_view type =
-                graph::isIntegral(base.layout.dtype) ? elementCType(base.layout.dtype) : "";
+            std::string_view type;
+            if (isFloat) {
+              switch (base.layout.dtype) {
+              case graph::DType::Float16: type = "wirc::rt::Float16"; break;
+              case graph::DType::BFloat16: type = "wirc::rt::BFloat16"; break;
+              case graph::DType::Float32: type = "float"; break;
+              case graph::DType::Float64: type = "double"; break;
+              default: break;
+              }
+            } else if (graph::isIntegral(base.layout.dtype)) {
+              type = elementCType(base.layout.dtype);
+            }
             if (type.empty())
-              unsupported(fmt::format("symbol '{}' bound to an element of {} tensor '{}' (integer "
-                                      "and bool tensors only)",
+              unsupported(fmt::format("symbol '{}' bound to an element of {} tensor '{}' (integer, "
+                                      "bool, float16, bfloat16, float32 and float64 tensors only)",
                                       b.symbol, graph::dtypeName(base.layout.dtype), base.name));
             std::string at = b.view ? fmt::format("{}.data + wirc::rt::mul({}, {})", base.name,
                                                   expr(b.view->expr), itemsize(base))
                                     : base.name + ".data";
-            line(fmt::format("{}{} = wirc::rt::read_scalar<{}>({}, stream, \"{}\");", decl,
-                             b.symbol, type, at, b.symbol));
+            line(fmt::format("{}{} = wirc::rt::read_{}<{}>({}, stream, \"{}\");", decl,
+                             b.symbol, isFloat ? "float" : "scalar", type, at, b.symbol));
           },
           [&](const AssertFiniteLine &a) {
             const BufferInfo &info = module.buffer(a.buffer);
@@ -1462,6 +1488,15 @@ void CppEmitter::body(std::string &text, const Line &l) {
                                  itemsize(base), v.size().size()));
                 if (owns(v.buffer))
                   line(fmt::format("output_storage[{}] = std::move({}_storage);", i, base.name));
+              } else if (isFloatSymbol(v)) {
+                // A float symbol: a 0-d float64 CPU tensor in the AOTI
+                // flavour, a descriptor of rank -2 in the standalone one.
+                line(aoti() ? fmt::format("outputs[{}] = wirc::rt::aoti::scalar_tensor("
+                                          "aoti_torch_scalar_to_tensor_float64, {}, "
+                                          "\"output\").release();",
+                                          i, expr(v.expr))
+                            : fmt::format("outputs[{}] = wirc::rt::float_output({});", i,
+                                          expr(v.expr)));
               } else if (std::optional<std::string> value = sizeOperand(v)) {
                 // An integer output (a size a forward graph returns for its
                 // backward): a 0-d int64 CPU tensor in the AOTI flavour, a
@@ -1472,7 +1507,7 @@ void CppEmitter::body(std::string &text, const Line &l) {
                                           i, *value)
                             : fmt::format("outputs[{}] = wirc::rt::int_output({});", i, *value));
               } else {
-                unsupported("an output that is not a tensor, an integer or None");
+                unsupported("an output that is not a tensor, a number or None");
               }
             }
           },

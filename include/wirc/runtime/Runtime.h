@@ -15,9 +15,11 @@
 
 #include <cuda.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -47,7 +49,7 @@ constexpr int kMaxRank = 8;
 /// the business of Buffer.
 struct Tensor {
   CUdeviceptr data = 0; ///< address of element 0 (storage offset applied)
-  int rank = 0;
+  int rank = 0; ///< -1 and -2: a number a graph returns (int_output, float_output)
   int64_t sizes[kMaxRank] = {};
   int64_t strides[kMaxRank] = {};
 };
@@ -270,6 +272,46 @@ template <typename T> int64_t read_scalar(CUdeviceptr at, CUstream stream, const
   return static_cast<int64_t>(value);
 }
 
+/// A half (IEEE binary16) or bfloat16 element, as its bits; read_float
+/// widens it.
+struct Float16 {
+  uint16_t bits;
+};
+struct BFloat16 {
+  uint16_t bits;
+};
+inline double to_double(float value) { return value; }
+inline double to_double(double value) { return value; }
+inline double to_double(BFloat16 value) {
+  // The upper half of a float32.
+  const uint32_t word = uint32_t(value.bits) << 16;
+  float f;
+  std::memcpy(&f, &word, sizeof f);
+  return f;
+}
+inline double to_double(Float16 value) {
+  const uint32_t sign = value.bits >> 15, exponent = (value.bits >> 10) & 0x1F,
+                 mantissa = value.bits & 0x3FF;
+  double magnitude;
+  if (exponent == 0x1F)
+    magnitude = mantissa ? std::numeric_limits<double>::quiet_NaN()
+                         : std::numeric_limits<double>::infinity();
+  else if (exponent == 0) // zero or subnormal
+    magnitude = std::ldexp(static_cast<double>(mantissa), -24);
+  else
+    magnitude = std::ldexp(static_cast<double>(mantissa | 0x400), int(exponent) - 25);
+  return sign ? -magnitude : magnitude;
+}
+
+/// The floating-point element of type \p T at \p at in device memory, as a
+/// double (a float symbol's `.item()`); waits for \p stream first.
+template <typename T> double read_float(CUdeviceptr at, CUstream stream, const char *what) {
+  check(cuStreamSynchronize(stream), "cuStreamSynchronize", what);
+  T value{};
+  check(cuMemcpyDtoH(&value, at, sizeof(T)), "cuMemcpyDtoH", what);
+  return to_double(value);
+}
+
 /// Throws naming \p what if an element of \p t is a NaN or an infinity
 /// (Inductor's nan_asserts). An element is \p parts floating-point numbers
 /// of \p part_bytes (2, 4 or 8) each, a complex one two; a number is not
@@ -319,6 +361,21 @@ inline Tensor int_output(int64_t value) {
   t.rank = -1;
   t.sizes[0] = value;
   return t;
+}
+
+/// A floating-point output of a graph (a float symbol it returns): a
+/// descriptor of rank -2 whose sizes[0] holds the double's bits; float_value
+/// reads it back.
+inline Tensor float_output(double value) {
+  Tensor t;
+  t.rank = -2;
+  std::memcpy(&t.sizes[0], &value, sizeof value);
+  return t;
+}
+inline double float_value(const Tensor &t) {
+  double value;
+  std::memcpy(&value, &t.sizes[0], sizeof value);
+  return value;
 }
 
 /// The one element of a CPU tensor, which a kernel takes as a scalar

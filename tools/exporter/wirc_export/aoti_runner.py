@@ -103,15 +103,16 @@ class Runner:
     """call(args) for one compiled graph, as Inductor's output code defines it."""
 
     def __init__(self, so_path: str, input_kinds: list, num_outputs: int,
-                 int_outputs: tuple = ()):
+                 int_outputs: tuple = (), float_outputs: tuple = ()):
         self.lib = ctypes.CDLL(so_path)
         self.lib.wirc_aoti_run.restype = ctypes.c_int
         self.lib.wirc_aoti_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                                            ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
         self.input_kinds = input_kinds
         self.num_outputs = num_outputs
-        # Integer outputs arrive as 0-d int64 CPU tensors.
+        # Integer and float outputs arrive as 0-d int64 and float64 CPU tensors.
         self.int_outputs = frozenset(int_outputs)
+        self.float_outputs = frozenset(float_outputs)
 
     def __call__(self, args, constants=()):
         import torch
@@ -150,15 +151,18 @@ class Runner:
             results[i] = tensor
         for i in self.int_outputs:
             results[i] = int(results[i].item())
+        for i in self.float_outputs:
+            results[i] = float(results[i].item())
         return results
 
 
 def module_source(so_path: str, doc: dict) -> str:
     """An Inductor output-code module whose call() runs the built wrapper."""
-    from .cpp_runner import _is_int_output, runner_call
+    from .cpp_runner import _is_float_output, _is_int_output, runner_call
     kinds = [i.get("kind", "tensor") for i in doc["inputs"]]
     ints = tuple(i for i, value in enumerate(doc["outputs"])
                  if _is_int_output(value, kinds, doc))
+    floats = tuple(i for i, value in enumerate(doc["outputs"]) if _is_float_output(value, doc))
     return (f"from wirc_export.aoti_runner import Runner\n"
-            + runner_call(f"Runner({so_path!r}, {kinds!r}, {len(doc['outputs'])}, {ints!r})",
-                          doc))
+            + runner_call(f"Runner({so_path!r}, {kinds!r}, {len(doc['outputs'])}, {ints!r}, "
+                          f"{floats!r})", doc))

@@ -20,6 +20,7 @@ import ctypes
 import keyword
 import os
 import re
+import struct
 import subprocess
 import traceback
 import weakref
@@ -74,7 +75,7 @@ extern "C" int wirc_shim_run(int numInputs, const unsigned long long *data, cons
     for (int i = 0; i < numOutputs; ++i) {{
       outData[i] = outputs[i].data;
       outRanks[i] = outputs[i].rank;
-      if (outputs[i].rank < 0) // an integer output: its value in sizes[0]
+      if (outputs[i].rank < 0) // a number: an integer (rank -1) or a float's bits (-2)
         outSizes[i * {max_rank}] = outputs[i].sizes[0];
       for (int d = 0; d < outputs[i].rank && d < {max_rank}; ++d) {{
         outSizes[i * {max_rank} + d] = outputs[i].sizes[d];
@@ -422,6 +423,10 @@ class Runner:
         outputs = []
         for i, dtype in enumerate(self.output_dtypes):
             rank = out_ranks[i]
+            if rank == -2:  # a float symbol: the double's bits
+                outputs.append(struct.unpack("<d", struct.pack("<q", out_sizes[i * MAX_RANK]))[0])
+                release_one()
+                continue
             if rank < 0:  # an integer output (a size the backward takes)
                 outputs.append(int(out_sizes[i * MAX_RANK]))
                 release_one()
@@ -447,6 +452,13 @@ class Runner:
         return outputs
 
 
+def _is_float_output(value, doc: dict) -> bool:
+    """True for a graph output that is a float symbol (always by itself)."""
+    floats = {s["name"] for s in doc.get("symbols", []) if s.get("dtype") == "float64"}
+    return (isinstance(value, dict) and isinstance(value.get("expr"), str)
+            and value["expr"].strip() in floats)
+
+
 def _is_int_output(value, kinds: list, doc: dict) -> bool:
     """True for a graph output that is an integer: an expression of sizes, a
     literal, or a size-symbol input returned as it is."""
@@ -455,7 +467,7 @@ def _is_int_output(value, kinds: list, doc: dict) -> bool:
     if not isinstance(value, dict):
         return False
     if "expr" in value:
-        return True
+        return not _is_float_output(value, doc)
     symbols = {i["name"] for i, kind in zip(doc["inputs"], kinds) if kind == "symbol"}
     return value.get("buffer") in symbols
 
@@ -472,6 +484,9 @@ def module_source(so_path: str, doc: dict) -> str:
             continue
         if _is_int_output(value, kinds, doc):
             dtypes.append("int64")  # arrives as an integer (rank -1)
+            continue
+        if _is_float_output(value, doc):
+            dtypes.append("float64")  # arrives as a float (rank -2)
             continue
         name = value.get("buffer") if isinstance(value, dict) else None
         if name is None and isinstance(value, dict) and "view" in value:

@@ -35,7 +35,9 @@ variant("float-in-assert", lambda d: d["nodes"].append(
 variant("float-from-integer-tensor", lambda d: d["buffers"][0].update(dtype="int64"))
 variant("float-from-size", lambda d: node(d, "bind_symbol").update(read="size", dim=0))
 variant("float-before-bind", lambda d: d["nodes"].remove(node(d, "bind_symbol")))
-variant("cpp-float-item", with_ptx, args=("--emit=cpp",))
+# The C++ wrappers read float16, bfloat16, float32 and float64 items.
+variant("cpp-float8-item", lambda d: (with_ptx(d), d["buffers"][0].update(dtype="float8_e4m3fn")),
+        args=("--emit=cpp",))
 
 # Subgraph calls take tensors, integers and size symbols.
 variants.good = __import__("json").load(open(sys.argv[2]))

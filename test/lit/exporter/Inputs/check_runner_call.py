@@ -41,3 +41,17 @@ for bad in ("a b", "import", "x = 1\nimport os"):
         check(f"rejects {bad!r}", "accepted", "rejected")
     except ValueError:
         check(f"rejects {bad!r}", "rejected", "rejected")
+
+# Outputs that are numbers: a float symbol comes back as a float (rank -2 in
+# the standalone wrapper, a float64 tensor from AOTI), a size as an integer.
+from wirc_export import aoti_runner  # noqa: E402
+
+numbers = {"symbols": [{"name": "s0", "hint": 4},
+                       {"name": "zuf0", "unbacked": True, "dtype": "float64"}],
+           "inputs": [{"name": "x", "dtype": "float32", "device": "cuda:0", "size": ["s0"],
+                       "stride": [1]}],
+           "outputs": [{"buffer": "x"}, {"expr": "zuf0"}, {"expr": "s0 + 1"}]}
+check("standalone output kinds", cpp_runner.module_source("w.so", numbers).splitlines()[1],
+      "call = Runner('w.so', ['tensor'], ['float32', 'float64', 'int64'])")
+check("aoti output kinds", aoti_runner.module_source("w.so", numbers).splitlines()[1],
+      "call = Runner('w.so', ['tensor'], 3, (2,), (1,))")
