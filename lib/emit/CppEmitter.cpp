@@ -1398,6 +1398,8 @@ void CppEmitter::body(std::string &text, const Line &l) {
               case graph::DType::BFloat16: type = "wirc::rt::BFloat16"; break;
               case graph::DType::Float32: type = "float"; break;
               case graph::DType::Float64: type = "double"; break;
+              case graph::DType::Float8E4M3FN: type = "wirc::rt::Float8E4M3FN"; break;
+              case graph::DType::Float8E5M2: type = "wirc::rt::Float8E5M2"; break;
               default: break;
               }
             } else if (graph::isIntegral(base.layout.dtype)) {
@@ -1405,7 +1407,7 @@ void CppEmitter::body(std::string &text, const Line &l) {
             }
             if (type.empty())
               unsupported(fmt::format("symbol '{}' bound to an element of {} tensor '{}' (integer, "
-                                      "bool, float16, bfloat16, float32 and float64 tensors only)",
+                                      "bool and real floating-point tensors only)",
                                       b.symbol, graph::dtypeName(base.layout.dtype), base.name));
             std::string at = b.view ? fmt::format("{}.data + wirc::rt::mul({}, {})", base.name,
                                                   expr(b.view->expr), itemsize(base))

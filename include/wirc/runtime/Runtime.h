@@ -272,13 +272,19 @@ template <typename T> int64_t read_scalar(CUdeviceptr at, CUstream stream, const
   return static_cast<int64_t>(value);
 }
 
-/// A half (IEEE binary16) or bfloat16 element, as its bits; read_float
-/// widens it.
+/// A half (IEEE binary16), bfloat16 or float8 element, as its bits;
+/// read_float widens it exactly.
 struct Float16 {
   uint16_t bits;
 };
 struct BFloat16 {
   uint16_t bits;
+};
+struct Float8E4M3FN {
+  uint8_t bits;
+};
+struct Float8E5M2 {
+  uint8_t bits;
 };
 inline double to_double(float value) { return value; }
 inline double to_double(double value) { return value; }
@@ -300,6 +306,23 @@ inline double to_double(Float16 value) {
     magnitude = std::ldexp(static_cast<double>(mantissa), -24);
   else
     magnitude = std::ldexp(static_cast<double>(mantissa | 0x400), int(exponent) - 25);
+  return sign ? -magnitude : magnitude;
+}
+inline double to_double(Float8E5M2 value) {
+  // The upper half of a binary16.
+  return to_double(Float16{static_cast<uint16_t>(value.bits << 8)});
+}
+inline double to_double(Float8E4M3FN value) {
+  // Bias 7, no infinities; all exponent and mantissa bits set is NaN.
+  const uint32_t sign = value.bits >> 7, exponent = (value.bits >> 3) & 0xF,
+                 mantissa = value.bits & 0x7;
+  double magnitude;
+  if (exponent == 0xF && mantissa == 0x7)
+    magnitude = std::numeric_limits<double>::quiet_NaN();
+  else if (exponent == 0)
+    magnitude = std::ldexp(static_cast<double>(mantissa), -9);
+  else
+    magnitude = std::ldexp(static_cast<double>(mantissa | 0x8), int(exponent) - 10);
   return sign ? -magnitude : magnitude;
 }
 

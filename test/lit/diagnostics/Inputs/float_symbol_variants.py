@@ -18,12 +18,6 @@ def scalar_arg(doc):
     return node(doc, "kernel_call", 1)["args"][1]
 
 
-def with_ptx(d):
-    for kernel in d["kernels"]:
-        for config in kernel["configs"]:
-            config.setdefault("artifacts", {})["ptx"] = ".version 8.0\n"
-
-
 variant("float-not-unbacked", lambda d: d["symbols"][0].update(unbacked=False, hint=1))
 variant("float-unknown-dtype", lambda d: d["symbols"][0].update(dtype="float32"))
 variant("float-in-size", lambda d: d["buffers"][2].update(size=["zuf0"], stride=[1]))
@@ -35,9 +29,6 @@ variant("float-in-assert", lambda d: d["nodes"].append(
 variant("float-from-integer-tensor", lambda d: d["buffers"][0].update(dtype="int64"))
 variant("float-from-size", lambda d: node(d, "bind_symbol").update(read="size", dim=0))
 variant("float-before-bind", lambda d: d["nodes"].remove(node(d, "bind_symbol")))
-# The C++ wrappers read float16, bfloat16, float32 and float64 items.
-variant("cpp-float8-item", lambda d: (with_ptx(d), d["buffers"][0].update(dtype="float8_e4m3fn")),
-        args=("--emit=cpp",))
 
 # Subgraph calls take tensors, integers and size symbols.
 variants.good = __import__("json").load(open(sys.argv[2]))
