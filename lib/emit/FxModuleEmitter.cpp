@@ -147,6 +147,23 @@ private:
     return holds;
   }
 
+  /// A cond's predicate on sizes: a comparison node (a SymBool), or several
+  /// joined by operator.and_ / operator.or_ nodes.
+  std::string predicateNode(const graph::SizePredicate &p) {
+    std::string joined;
+    for (const graph::SizeComparison &term : p.terms) {
+      std::string holds = compareNode("pred", term.lhs, term.cmp, term.rhs);
+      if (!joined.empty()) {
+        std::string both = fresh("pred");
+        linef("{} = g.call_function(operator.{}, ({}, {}))", both, p.any ? "or_" : "and_",
+              joined, holds);
+        holds = both;
+      }
+      joined = holds;
+    }
+    return joined;
+  }
+
   /// A symbolic expression as an FX node built from operator.* calls on the
   /// symbols' nodes; each is built once per graph.
   const std::string &exprNode(const sym::Expr &e) {
@@ -655,20 +672,8 @@ void GraphBuilder::emitLine(const Line &l) {
             TextBuffer operands;
             appendValues(operands, c.operands);
             TextBuffer predicate;
-            if (c.compare) { // a SymBool, or several joined
-              std::string joined;
-              for (const graph::SizeComparison &t : c.compare->terms) {
-                std::string term = compareNode("pred", t.lhs, t.cmp, t.rhs);
-                if (!joined.empty()) {
-                  std::string both = fresh("pred");
-                  linef("{} = g.call_function(operator.{}, ({}, {}))", both,
-                        c.compare->any ? "or_" : "and_", joined, term);
-                  term = both;
-                }
-                joined = term;
-              }
-              predicate += joined;
-            }
+            if (c.compare)
+              predicate += predicateNode(*c.compare);
             else
               appendValue(predicate, c.predicate);
             std::string n = fresh("cond");
